@@ -1,0 +1,3 @@
+from kgprofiles.cli import app
+
+app(prog_name="kgprofiles")

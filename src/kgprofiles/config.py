@@ -1,0 +1,85 @@
+"""Settings, resolved once: defaults, then ``kgprofiles.toml``, then environment, then options."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from kgprofiles.errors import InputError
+
+CONFIG_FILE = "kgprofiles.toml"
+MEMORY = "memory:"
+
+
+def _package_root() -> Path:
+    """The checkout this package lives in (src/kgprofiles/ → the project root)."""
+    return Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a command needs to know about where things are, resolved once."""
+
+    root: Path
+    data_dir: Path
+    ontology_dir: Path
+    shapes_dir: Path
+    queries_dir: Path
+    store: str  # a directory path, or "memory:"
+    endpoint: str | None = None  # a SPARQL 1.1 query endpoint URL: use the remote backend
+    update_endpoint: str | None = None
+    graph_store_endpoint: str | None = None
+    query_timeout_s: float = 30.0
+    related_weights: dict[str, float] = field(default_factory=dict)
+
+    def with_overrides(self, **changes: object) -> Settings:
+        """A copy with the given fields replaced, ignoring ``None`` values."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def load_settings(root: Path | None = None, **overrides: object) -> Settings:
+    """Settings for the project at ``root`` (default: the current directory if it has
+    ``kgprofiles.toml`` or ``data/``, else this checkout)."""
+    if root is None:
+        cwd = Path.cwd()
+        root = cwd if (cwd / CONFIG_FILE).exists() or (cwd / "ontology").is_dir() else _package_root()
+    root = root.resolve()
+    table: dict[str, object] = {}
+    config_path = root / CONFIG_FILE
+    if config_path.exists():
+        try:
+            table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("kgprofiles", {})
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"{config_path}: {exc}", "fix the TOML syntax of the [kgprofiles] table") from exc
+
+    def pick(key: str, env: str, default: object) -> object:
+        if env in os.environ:
+            return os.environ[env]
+        return table.get(key, default)
+
+    def path(value: object) -> Path:
+        p = Path(str(value))
+        return p if p.is_absolute() else root / p
+
+    store = str(pick("store", "KGPROFILES_STORE", ".kgprofiles/store"))
+    if store != MEMORY:
+        store = str(path(store))
+    weights = table.get("related_weights", {})
+    settings = Settings(
+        root=root,
+        data_dir=path(pick("data", "KGPROFILES_DATA", "data")),
+        ontology_dir=path(table.get("ontology", "ontology")),
+        shapes_dir=path(table.get("shapes", "shapes")),
+        queries_dir=path(table.get("queries", "queries")),
+        store=store,
+        endpoint=pick("endpoint", "KGPROFILES_ENDPOINT", None),  # type: ignore[arg-type]
+        update_endpoint=table.get("update_endpoint"),  # type: ignore[arg-type]
+        graph_store_endpoint=table.get("graph_store_endpoint"),  # type: ignore[arg-type]
+        query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
+        related_weights=dict(weights) if isinstance(weights, dict) else {},
+    )
+    if "store" in overrides and overrides["store"] not in (None, MEMORY):
+        overrides["store"] = str(path(overrides["store"]))
+    return settings.with_overrides(**overrides)

@@ -1,0 +1,135 @@
+"""Files → one named graph per file. Parse errors carry file:line:col; every subject keeps the line
+where its statements start, so validation results can point at it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.errors import InputError
+from kgprofiles.vocab import file_graph_iri
+
+RDF_SUFFIXES = {".ttl": ox.RdfFormat.TURTLE, ".nt": ox.RdfFormat.N_TRIPLES}
+_TOKEN = re.compile(r"\s*(<[^>\s]*>|[A-Za-z][\w.-]*:[^\s;,()\[\]]*|:[^\s;,()\[\]]*|_:[\w.-]+)")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One parsed data file: its triples, its named graph and where each subject starts."""
+
+    path: Path
+    display: str  # the path as shown to users (relative to the project root where possible)
+    graph: str  # the named graph IRI
+    triples: tuple[ox.Triple, ...]
+    subject_lines: dict[str, int] = field(repr=False)  # subject IRI or "_:label" → 1-based line
+
+    def line_of(self, node: str) -> int | None:
+        """The line where ``node``'s statements start in this file, if it is a subject here."""
+        return self.subject_lines.get(node)
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def collect_files(paths: Iterable[Path]) -> list[Path]:
+    """The RDF files named, and those under the directories named, sorted, each once."""
+    found: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            found.update(p for p in path.rglob("*") if p.suffix in RDF_SUFFIXES and p.is_file())
+        elif path.is_file():
+            if path.suffix not in RDF_SUFFIXES:
+                raise InputError(f"{path}: not an RDF file", "name .ttl or .nt files, or a directory")
+            found.add(path)
+        else:
+            raise InputError(f"{path}: no such file or directory")
+    return sorted(found)
+
+
+def parse_file(path: Path, root: Path) -> SourceFile:
+    """Parse one file; a syntax error becomes an InputError with ``file:line:col``."""
+    display = display_path(path, root)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{display}: cannot read: {exc.strerror}") from exc
+    base = path.resolve().as_uri()
+    try:
+        parser = ox.parse(data, format=RDF_SUFFIXES[path.suffix], base_iri=base)
+        triples = tuple(ox.Triple(q.subject, q.predicate, q.object) for q in parser)
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+        col = exc.offset or 0
+        msg = re.sub(r"^Parser error at line \d+ (between columns \d+ and \d+|column \d+): ", "", str(exc.msg))
+        raise InputError(f"{display}:{line}:{col}: syntax error: {msg}") from exc
+    text = data.decode("utf-8", errors="replace")
+    lines = _subject_lines(text, dict(parser.prefixes), base, triples)
+    return SourceFile(path, display, file_graph_iri(display), triples, lines)
+
+
+def parse_files(paths: Sequence[Path], root: Path) -> list[SourceFile]:
+    return [parse_file(p, root) for p in collect_files(paths)]
+
+
+def _expand(token: str, prefixes: dict[str, str], base: str) -> str | None:
+    if token.startswith("<") and token.endswith(">"):
+        iri = token[1:-1]
+        return iri if ":" in iri else None
+    if token.startswith("_:"):
+        return None
+    prefix, _, local = token.partition(":")
+    namespace = prefixes.get(prefix)
+    if namespace is None:
+        return None
+    return namespace + re.sub(r"\\(.)", r"\1", local)
+
+
+def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequence[ox.Triple]) -> dict[str, int]:
+    """Map each subject to the first line that starts with it (a statement start); a subject only
+    found elsewhere on a line takes that line; a blank node takes the line of the subject that holds it."""
+    subjects = {t.subject.value for t in triples if isinstance(t.subject, ox.NamedNode)}
+    lines: dict[str, int] = {}
+    mentions: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith(("#", "@", "PREFIX", "prefix", "BASE", "base")):
+            continue
+        match = _TOKEN.match(line)
+        if not match:
+            continue
+        iri = _expand(match.group(1).rstrip(".,;"), prefixes, base)
+        if iri in subjects:
+            if line[:1].strip() and iri not in lines:  # at column 1: a statement's subject
+                lines[iri] = number
+            mentions.setdefault(iri, number)
+    for iri, number in mentions.items():
+        lines.setdefault(iri, number)
+    # Blank nodes: the line of the subject that holds them.
+    changed = True
+    while changed:
+        changed = False
+        for t in triples:
+            if not isinstance(t.object, ox.BlankNode):
+                continue
+            key_o = _key(t.object)
+            key_s = _key(t.subject)
+            if key_o not in lines and key_s in lines:
+                lines[key_o] = lines[key_s]
+                changed = True
+    return lines
+
+
+def _key(term: object) -> str | None:
+    if isinstance(term, ox.NamedNode):
+        return term.value
+    if isinstance(term, ox.BlankNode):
+        return "_:" + term.value
+    return None

@@ -1,0 +1,116 @@
+"""The one Store contract both backends implement, and the result types they return."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol, Union, runtime_checkable
+
+import pyoxigraph as ox
+
+Term = Union[ox.NamedNode, ox.BlankNode, ox.Literal]  # noqa: UP007
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+@dataclass(frozen=True)
+class SelectResult:
+    """Rows of a SELECT query: variable names in projection order, and one dict per row
+    (unbound variables are absent from the row)."""
+
+    variables: tuple[str, ...]
+    rows: tuple[dict[str, Term], ...]
+
+    def __iter__(self) -> Iterator[dict[str, Term]]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_json(self) -> bytes:
+        """SPARQL 1.1 Query Results JSON."""
+        bindings = [{name: _json_term(value) for name, value in row.items()} for row in self.rows]
+        doc = {"head": {"vars": list(self.variables)}, "results": {"bindings": bindings}}
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+
+    def serialize(self, fmt: ox.QueryResultsFormat) -> bytes:
+        """The rows in a SPARQL 1.1 results format (JSON, XML, CSV or TSV)."""
+        if fmt == ox.QueryResultsFormat.JSON:
+            return self.to_json()
+        parsed = ox.parse_query_results(self.to_json(), format=ox.QueryResultsFormat.JSON)
+        return parsed.serialize(format=fmt)  # type: ignore[union-attr, return-value]
+
+    @classmethod
+    def from_solutions(cls, solutions: ox.QuerySolutions) -> SelectResult:
+        names = tuple(v.value for v in solutions.variables)
+        rows = []
+        for solution in solutions:
+            row = {}
+            for name in names:
+                value = solution[name]
+                if value is not None:
+                    row[name] = value
+            rows.append(row)
+        return cls(names, tuple(rows))
+
+
+def _json_term(term: Term) -> dict[str, str]:
+    if isinstance(term, ox.NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, ox.BlankNode):
+        return {"type": "bnode", "value": term.value}
+    out = {"type": "literal", "value": term.value}
+    if term.language:
+        out["xml:lang"] = term.language
+    elif term.datatype.value != _XSD_STRING:
+        out["datatype"] = term.datatype.value
+    return out
+
+
+QueryResult = Union[SelectResult, bool, list[ox.Triple]]  # noqa: UP007
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What kgprofiles needs from a quad store. Queries see the union of all named graphs as
+    their default graph. Every write is atomic: it happens whole or not at all."""
+
+    def query(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
+        """Run SELECT, ASK, CONSTRUCT or DESCRIBE. ``bindings`` binds variables (without ``?``)
+        to RDF terms before evaluation; they are never pasted into the text. The project's
+        prefixes are predeclared. A malformed query raises QueryError with line and column."""
+        ...
+
+    def update(self, sparql: str) -> None:
+        """Run a SPARQL 1.1 Update, as one transaction."""
+        ...
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:
+        """Replace each named graph with the given triples and drop the ``drop`` graphs, all in
+        one transaction (remote: staged, then moved by one update)."""
+        ...
+
+    def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:
+        """Load or replace one named graph."""
+        ...
+
+    def drop_graph(self, graph: str) -> None:
+        """Remove one named graph (no error if absent)."""
+        ...
+
+    def graphs(self) -> list[str]:
+        """The named graphs, sorted."""
+        ...
+
+    def quads(self, graph: str | None = None) -> Iterator[ox.Quad]:
+        """Every quad, or those of one named graph."""
+        ...
+
+    def dump(self, fmt: ox.RdfFormat) -> bytes:
+        """The whole dataset (N-Quads, TriG) or the union of graphs (Turtle, N-Triples), as the
+        backend serialises it."""
+        ...
+
+    def close(self) -> None:
+        """Release files and connections."""
+        ...

@@ -1,0 +1,55 @@
+"""The one place RDF terms cross between rdflib (for pyshacl and owlrl) and pyoxigraph (the store)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import pyoxigraph as ox
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.term import Node
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+
+
+def to_rdflib(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> Node:
+    """An rdflib term for a pyoxigraph term."""
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return Literal(term.value, lang=term.language)
+        datatype = term.datatype.value
+        return Literal(term.value, datatype=None if datatype == _XSD_STRING else datatype)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def to_oxigraph(term: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+    """A pyoxigraph term for an rdflib term."""
+    if isinstance(term, URIRef):
+        return ox.NamedNode(str(term))
+    if isinstance(term, BNode):
+        return ox.BlankNode(str(term))
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(str(term), language=term.language)
+        if term.datatype is not None:
+            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
+        return ox.Literal(str(term))
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def graph_from_triples(triples: Iterable[ox.Triple | ox.Quad], graph: Graph | None = None) -> Graph:
+    """Add pyoxigraph triples (or quads, graph ignored) to an rdflib graph."""
+    graph = Graph() if graph is None else graph
+    add = graph.add
+    for t in triples:
+        add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+    return graph
+
+
+def triples_from_graph(graph: Graph) -> Iterator[ox.Triple]:
+    """pyoxigraph triples for an rdflib graph."""
+    for s, p, o in graph:
+        yield ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o))

@@ -1,0 +1,223 @@
+"""SHACL validation with pyshacl → a typed report whose results point at file:line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import pyshacl
+from rdflib import BNode, Graph, URIRef
+from rdflib.namespace import RDF, SH
+from rdflib.term import Node
+
+from kgprofiles.config import Settings
+from kgprofiles.ingest import SourceFile, collect_files
+from kgprofiles.terms import graph_from_triples
+from kgprofiles.vocab import PREFIXES
+
+SEVERITIES = {SH.Violation: "violation", SH.Warning: "warning", SH.Info: "info"}
+_SEVERITY_ORDER = {"violation": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """One SHACL result, with the file and line of its focus node where known."""
+
+    severity: str
+    message: str
+    focus: str
+    path: str | None
+    shape: str
+    constraint: str
+    value: str | None
+    file: str | None = None
+    line: int | None = None
+
+    def format(self) -> str:
+        where = f"{self.file}:{self.line}" if self.file else "(no file)"
+        detail = ", ".join(x for x in (self.focus, self.path, self.shape) if x)
+        return f"{where}: {self.severity}: {self.message} ({detail})"
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """All results of one validation run, in a stable order."""
+
+    results: tuple[ValidationResult, ...]
+    files: tuple[str, ...] = ()
+    report_graph: Graph | None = None
+
+    @property
+    def violations(self) -> tuple[ValidationResult, ...]:
+        return tuple(r for r in self.results if r.severity == "violation")
+
+    @property
+    def warnings(self) -> tuple[ValidationResult, ...]:
+        return tuple(r for r in self.results if r.severity == "warning")
+
+    @property
+    def conforms(self) -> bool:
+        """True when nothing blocks: warnings and infos never do."""
+        return not self.violations
+
+    def files_with_violations(self) -> tuple[str, ...]:
+        return tuple(sorted({r.file or "(no file)" for r in self.violations}))
+
+    def summary(self) -> str:
+        v, w = len(self.violations), len(self.warnings)
+        return (
+            f"{len(self.files)} file(s) checked: {v} violation{'s' * (v != 1)}, "
+            f"{w} warning{'s' * (w != 1)}"
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "conforms": self.conforms,
+                "files": list(self.files),
+                "violations": len(self.violations),
+                "warnings": len(self.warnings),
+                "results": [asdict(r) for r in self.results],
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+
+
+def compact(node: Node | None) -> str | None:
+    """A term as a CURIE with the project prefixes, or as <IRI>, or as a literal's text."""
+    if node is None:
+        return None
+    if isinstance(node, URIRef):
+        iri = str(node)
+        for prefix, namespace in PREFIXES.items():
+            if iri.startswith(namespace) and iri != namespace:
+                return f"{prefix}:{iri[len(namespace):]}"
+        if iri.startswith("https://w3id.org/kgprofiles/shapes#"):
+            return "kgs:" + iri.split("#", 1)[1]
+        return f"<{iri}>"
+    if isinstance(node, BNode):
+        return f"_:{node}"
+    return str(node)
+
+
+def _path_text(report: Graph, path: Node | None) -> str | None:
+    if path is None or not isinstance(path, BNode):
+        return compact(path)
+    inverse = report.value(path, SH.inversePath)
+    if inverse is not None:
+        return f"^{compact(inverse)}"
+    return "(complex path)"
+
+
+def _shape_name(shapes: Graph, shape: Node) -> str:
+    """The named node shape a (possibly nested, blank) shape belongs to."""
+    seen = set()
+    while isinstance(shape, BNode) and shape not in seen:
+        seen.add(shape)
+        parent = next(shapes.subjects(SH.property, shape), None)
+        if parent is None:  # inside an sh:or / sh:not list, or a qualified shape
+            parent = next((s for s, _, _ in shapes.triples((None, None, shape))), None)
+            while parent is not None and ((parent, RDF.first, None) in shapes or (parent, RDF.rest, None) in shapes):
+                parent = next((s for s, _, _ in shapes.triples((None, None, parent))), None)
+        if parent is None:
+            break
+        shape = parent
+    return compact(shape) or ""
+
+
+def validate_graph(
+    data: Graph,
+    shapes: Graph,
+    ontology: Graph | None = None,
+    locate: dict[str, tuple[str, int | None]] | None = None,
+    files: Sequence[str] = (),
+) -> ValidationReport:
+    """Validate ``data`` against ``shapes`` with pyshacl (the reference semantics).
+
+    ``locate`` maps a focus node (IRI or ``_:label``) to its file and line. The ontology, when
+    given, is mixed in so class hierarchies resolve; nothing is inferred.
+    """
+    _, report, _ = pyshacl.validate(
+        data,
+        shacl_graph=shapes,
+        ont_graph=ontology,
+        inference="none",
+        advanced=True,
+        allow_warnings=True,
+    )
+    locate = locate or {}
+    results = []
+    for node in report.subjects(RDF.type, SH.ValidationResult):
+        focus = report.value(node, SH.focusNode)
+        key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
+        file, line = locate.get(key, (None, None))
+        messages = sorted(str(m) for m in report.objects(node, SH.resultMessage))
+        component = compact(report.value(node, SH.sourceConstraintComponent)) or ""
+        results.append(
+            ValidationResult(
+                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),
+                message=messages[0] if messages else component,
+                focus=compact(focus) or "",
+                path=_path_text(report, report.value(node, SH.resultPath)),
+                shape=_shape_name(shapes, report.value(node, SH.sourceShape)),
+                constraint=component.removeprefix("sh:").removesuffix("ConstraintComponent"),
+                value=compact(report.value(node, SH.value)),
+                file=file,
+                line=line,
+            )
+        )
+    results.sort(
+        key=lambda r: (r.file or "~", r.line or 0, _SEVERITY_ORDER[r.severity], r.focus, r.path or "", r.message)
+    )
+    return ValidationReport(tuple(results), tuple(files), report)
+
+
+def locate_subjects(files: Sequence[SourceFile]) -> dict[str, tuple[str, int | None]]:
+    """Each subject → the file (first in order) and line where its statements are."""
+    where: dict[str, tuple[str, int | None]] = {}
+    for f in files:
+        for node, line in f.subject_lines.items():
+            where.setdefault(node, (f.display, line))
+    return where
+
+
+def validate_files(files: Sequence[SourceFile], settings: Settings, context: Sequence[SourceFile] = ()) -> ValidationReport:
+    """Validate the union of ``files`` (plus ``context`` files that references may resolve into,
+    whose own results are dropped) with the project's shapes and ontology."""
+    data = Graph()
+    for f in (*files, *context):
+        graph_from_triples(f.triples, data)
+    report = validate_graph(
+        data,
+        load_shapes(settings.shapes_dir),
+        load_ontology(settings.ontology_dir),
+        locate=locate_subjects(files),
+        files=[f.display for f in files],
+    )
+    if context:
+        keep = {f.display for f in files}
+        report = ValidationReport(tuple(r for r in report.results if r.file in keep), report.files, report.report_graph)
+    return report
+
+
+def _load_dir(directory: Path) -> Graph:
+    graph = Graph()
+    for path in collect_files([directory]):
+        graph.parse(path)
+    return graph
+
+
+@lru_cache(maxsize=4)
+def load_shapes(shapes_dir: Path) -> Graph:
+    """The SHACL shapes graph from every file under ``shapes_dir``."""
+    return _load_dir(shapes_dir)
+
+
+@lru_cache(maxsize=4)
+def load_ontology(ontology_dir: Path) -> Graph:
+    """The ontology graph from every file under ``ontology_dir``."""
+    return _load_dir(ontology_dir)

@@ -1,0 +1,59 @@
+"""The one place namespaces and the project's fixed IRIs are declared."""
+
+from __future__ import annotations
+
+from rdflib import Namespace
+from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
+
+KGP = Namespace("https://w3id.org/kgprofiles/ontology#")
+KGS = Namespace("https://w3id.org/kgprofiles/shapes#")
+ID = "https://w3id.org/kgprofiles/id/"
+PERSON = Namespace(ID + "person/")
+ORGANIZATION = Namespace(ID + "organization/")
+TOPIC = Namespace(ID + "topic/")
+WORK = Namespace(ID + "work/")
+SOURCE = Namespace(ID + "source/")
+CLAIM = Namespace(ID + "claim/")
+PROFILE = Namespace(ID + "profile/")
+SCHEMA = Namespace("http://schema.org/")
+FOAF = Namespace("http://xmlns.com/foaf/0.1/")
+ORG = Namespace("http://www.w3.org/ns/org#")
+PROV = Namespace("http://www.w3.org/ns/prov#")
+WD = Namespace("http://www.wikidata.org/entity/")
+
+GRAPH = "https://w3id.org/kgprofiles/graph/"
+FILE_GRAPH_PREFIX = GRAPH + "file/"
+ONTOLOGY_GRAPH = GRAPH + "ontology"
+INFERRED_GRAPH = GRAPH + "inferred"
+WIKIDATA_LINKS_GRAPH = GRAPH + "wikidata-links"
+
+#: Prefixes predeclared for every query and used by every serialisation, in this order.
+PREFIXES: dict[str, str] = {
+    "kgp": str(KGP),
+    "person": str(PERSON),
+    "organization": str(ORGANIZATION),
+    "topic": str(TOPIC),
+    "work": str(WORK),
+    "source": str(SOURCE),
+    "claim": str(CLAIM),
+    "profile": str(PROFILE),
+    "rdf": str(RDF),
+    "rdfs": str(RDFS),
+    "owl": str(OWL),
+    "xsd": str(XSD),
+    "skos": str(SKOS),
+    "sh": str(SH),
+    "schema": str(SCHEMA),
+    "foaf": str(FOAF),
+    "org": str(ORG),
+    "prov": str(PROV),
+    "wd": str(WD),
+}
+
+#: Slug prefixes: a bare slug such as ``horace-he`` resolves to ``person:horace-he``.
+SLUG_NAMESPACES = {"person": PERSON, "organization": ORGANIZATION, "topic": TOPIC}
+
+
+def file_graph_iri(relative_path: str) -> str:
+    """The named graph a source file is loaded into, from its path relative to the project root."""
+    return FILE_GRAPH_PREFIX + relative_path.replace("\\", "/")
