@@ -86,3 +86,237 @@ def validate(
             typer.secho(result.format(), fg=colour if sys.stdout.isatty() else None)
         typer.echo(report.summary())
     raise typer.Exit(0 if report.conforms else 1)
+
+
+StoreOption = Annotated[
+    str | None, typer.Option("--store", help="Store directory, or memory: (default .kgprofiles/store).")
+]
+EndpointOption = Annotated[
+    str | None,
+    typer.Option("--endpoint", help="A SPARQL 1.1 query endpoint URL: use that server instead of the embedded store."),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+
+
+def _settings(ctx: typer.Context, store: str | None, endpoint: str | None) -> Settings:
+    from kgprofiles.config import MEMORY
+
+    settings = settings_from(ctx)
+    if store is not None and store != MEMORY:
+        store = str((Path.cwd() / store).resolve())
+    return settings.with_overrides(store=store, endpoint=endpoint)
+
+
+def _open(settings: Settings):
+    from kgprofiles.store import open_store
+
+    if not settings.endpoint and settings.store != "memory:" and not Path(settings.store).exists():
+        raise fail(KgError(f"no store at {settings.store}", "run `kgprofiles build` first, or give --store/--endpoint"))
+    return open_store(settings)
+
+
+@app.command()
+def build(
+    ctx: typer.Context,
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or directories (default: data/).")] = None,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Build the graph: parse data/ (one named graph per file), validate it with SHACL, add the
+    OWL RL closure in its own graph, and store it, atomically: on any error the previous store
+    stays exactly as it was. Exit 1 on a violation, 2 on unreadable input."""
+    from kgprofiles.pipeline import build as run_build
+    from kgprofiles.progress import report_progress
+
+    settings = _settings(ctx, store, endpoint)
+    try:
+        with report_progress("build", quiet) as progress:
+            report = run_build(settings, paths, progress)
+    except KgError as error:
+        raise fail(error) from error
+    typer.echo(f"built: {report.summary()}")
+
+
+@app.command()
+def load(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="The files to add or replace.")],
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Add or replace single files in the built store without a full rebuild: validated against
+    the rest of the graph, inferred, and written in one transaction."""
+    from kgprofiles.pipeline import load as run_load
+    from kgprofiles.progress import report_progress
+
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        with report_progress("load", quiet) as progress:
+            report = run_load(settings, paths, progress, store=target)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
+    typer.echo(f"loaded: {report.summary()}")
+
+
+RESULT_FORMATS = ("table", "csv", "tsv", "json", "xml")
+GRAPH_FORMATS = ("ttl", "nt", "jsonld")
+
+
+@app.command()
+def query(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Argument(help="A .rq file, or the name of a query in queries/.")] = None,
+    expression: Annotated[str | None, typer.Option("-e", "--expression", help="SPARQL text.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE for a named query.")] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="table, csv, tsv, json, xml; ttl, nt, jsonld for CONSTRUCT/DESCRIBE."),
+    ] = None,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    list_queries: Annotated[bool, typer.Option("--list", help="List the named queries and their parameters.")] = False,
+) -> None:
+    """Run SPARQL: a .rq file, -e 'SPARQL', or a named query (`kgprofiles query org-members
+    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared."""
+    from kgprofiles.queries import NamedQuery, get_query, load_queries, parse_query_file
+
+    settings = _settings(ctx, store, endpoint)
+    try:
+        if list_queries:
+            for q in load_queries(settings.queries_dir).values():
+                params = " ".join(f"--param {p.name}=<{p.type}{'?' if p.optional else ''}>" for p in q.params)
+                typer.echo(f"{q.name} {params}\n    {q.summary}")
+            return
+        values = {}
+        for item in param or []:
+            name, eq, value = item.partition("=")
+            if not eq:
+                raise KgError(f"--param {item!r} is not NAME=VALUE")
+            values[name] = value
+        if expression is not None:
+            named = NamedQuery("-e", "", (), expression, Path("-e"))
+            if values:
+                raise KgError("--param needs a named query or a .rq file with a header")
+        elif source is None:
+            raise KgError("give a query: a .rq file, -e 'SPARQL', or a name (see --list)")
+        elif source.endswith(".rq") or Path(source).is_file():
+            named = (
+                parse_query_file(Path(source))
+                if values
+                else NamedQuery(source, "", (), Path(source).read_text(encoding="utf-8"), Path(source))
+            )
+        else:
+            named = get_query(settings.queries_dir, source)
+        target = _open(settings)
+        try:
+            result = named.run(target, values)
+        finally:
+            target.close()
+        _print_result(result, output)
+    except KgError as error:
+        raise fail(error) from error
+    except OSError as error:
+        raise fail(KgError(f"{source}: {error.strerror}")) from error
+
+
+def _print_result(result: object, output: str | None) -> None:
+    import pyoxigraph as ox
+
+    from kgprofiles.export import serialize_triples
+    from kgprofiles.store.base import SelectResult
+
+    if isinstance(result, bool):
+        if output in ("json", "xml", "csv", "tsv"):
+            fmt = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}.get(output)
+            if fmt is None:
+                typer.echo("true" if result else "false")
+            else:
+                typer.echo(ox.QueryBoolean(result).serialize(format=fmt).decode())  # type: ignore[attr-defined]
+        else:
+            typer.echo("true" if result else "false")
+        return
+    if isinstance(result, list):
+        fmt = output or "ttl"
+        if fmt not in GRAPH_FORMATS:
+            raise KgError(
+                f"--format {fmt} is for SELECT results", f"CONSTRUCT and DESCRIBE give {', '.join(GRAPH_FORMATS)}"
+            )
+        sys.stdout.buffer.write(serialize_triples(result, fmt))
+        return
+    assert isinstance(result, SelectResult)
+    fmt = output or "table"
+    if fmt not in RESULT_FORMATS:
+        raise KgError(f"--format {fmt} is for CONSTRUCT/DESCRIBE results", f"SELECT gives {', '.join(RESULT_FORMATS)}")
+    if fmt == "table":
+        from rich.console import Console
+        from rich.table import Table
+
+        from kgprofiles.validate import compact
+
+        table = Table(*result.variables, show_lines=False)
+        for row in result.rows:
+            table.add_row(*(_cell(row.get(v), compact) for v in result.variables))
+        Console(soft_wrap=False).print(table)
+        typer.echo(f"{len(result)} row(s)")
+        return
+    formats = {
+        "csv": ox.QueryResultsFormat.CSV,
+        "tsv": ox.QueryResultsFormat.TSV,
+        "json": ox.QueryResultsFormat.JSON,
+        "xml": ox.QueryResultsFormat.XML,
+    }
+    sys.stdout.buffer.write(result.serialize(formats[fmt]))
+
+
+def _cell(term: object, compact) -> str:
+    import pyoxigraph as ox
+    from rdflib import URIRef
+
+    if term is None:
+        return ""
+    if isinstance(term, ox.NamedNode):
+        return compact(URIRef(term.value)) or term.value
+    return str(term.value)  # type: ignore[attr-defined]
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    person: Annotated[str | None, typer.Argument(help="Only this person's profile (slug, CURIE, IRI).")] = None,
+    output: Annotated[str, typer.Option("--format", "-f", help="ttl, nt, nq or jsonld.")] = "ttl",
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """Export the whole graph (N-Quads keep the named graphs) or one person's profile: the person,
+    their claims and everything those cite. The same store always gives byte-identical output."""
+    import pyoxigraph as ox
+
+    from kgprofiles.export import check_format, export_profile, export_store
+    from kgprofiles.queries import get_query, resolve_iri
+    from kgprofiles.vocab import PERSON
+
+    settings = _settings(ctx, store, endpoint)
+    try:
+        check_format(output)
+        target = _open(settings)
+        try:
+            if person is None:
+                data = export_store(target, output)
+            else:
+                iri = ox.NamedNode(resolve_iri(person, str(PERSON)))
+                data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
+        finally:
+            target.close()
+    except KgError as error:
+        raise fail(error) from error
+    if out is None:
+        sys.stdout.buffer.write(data)
+    else:
+        out.write_bytes(data)
+        typer.echo(f"wrote {len(data)} bytes to {out}", err=True)

@@ -3,14 +3,17 @@ where its statements start, so validation results can point at it."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyoxigraph as ox
+from rdflib import Graph
 
 from kgprofiles.errors import InputError
+from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import file_graph_iri
 
 RDF_SUFFIXES = {".ttl": ox.RdfFormat.TURTLE, ".nt": ox.RdfFormat.N_TRIPLES}
@@ -64,7 +67,7 @@ def parse_file(path: Path, root: Path) -> SourceFile:
     base = path.resolve().as_uri()
     try:
         parser = ox.parse(data, format=RDF_SUFFIXES[path.suffix], base_iri=base)
-        triples = tuple(ox.Triple(q.subject, q.predicate, q.object) for q in parser)
+        triples = _stable_blank_nodes(display, parser)
     except SyntaxError as exc:
         line = exc.lineno or 0
         col = exc.offset or 0
@@ -77,6 +80,37 @@ def parse_file(path: Path, root: Path) -> SourceFile:
 
 def parse_files(paths: Sequence[Path], root: Path) -> list[SourceFile]:
     return [parse_file(p, root) for p in collect_files(paths)]
+
+
+def union_graph(files: Iterable[SourceFile]) -> Graph:
+    """One rdflib graph holding every file's triples (for pyshacl and owlrl)."""
+    graph = Graph()
+    for f in files:
+        graph_from_triples(f.triples, graph)
+    return graph
+
+
+def _stable_blank_nodes(display: str, quads: Iterable[ox.Quad]) -> tuple[ox.Triple, ...]:
+    """The file's triples with blank nodes relabelled by file and order of first appearance, so the
+    same file always gives the same labels (parsers make random ones) and exports stay byte-identical."""
+    stem = hashlib.sha1(display.encode("utf-8")).hexdigest()[:10]
+    labels: dict[str, ox.BlankNode] = {}
+
+    def relabel(term: ox.BlankNode) -> ox.BlankNode:
+        found = labels.get(term.value)
+        if found is None:
+            found = labels[term.value] = ox.BlankNode(f"f{stem}b{len(labels)}")
+        return found
+
+    out = []
+    for q in quads:
+        s, o = q.subject, q.object
+        if isinstance(s, ox.BlankNode):
+            s = relabel(s)
+        if isinstance(o, ox.BlankNode):
+            o = relabel(o)
+        out.append(ox.Triple(s, q.predicate, o))
+    return tuple(out)
 
 
 def _expand(token: str, prefixes: dict[str, str], base: str) -> str | None:

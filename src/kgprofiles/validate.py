@@ -14,8 +14,7 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import Node
 
 from kgprofiles.config import Settings
-from kgprofiles.ingest import SourceFile, collect_files
-from kgprofiles.terms import graph_from_triples
+from kgprofiles.ingest import SourceFile, collect_files, union_graph
 from kgprofiles.vocab import PREFIXES
 
 SEVERITIES = {SH.Violation: "violation", SH.Warning: "warning", SH.Info: "info"}
@@ -68,10 +67,7 @@ class ValidationReport:
 
     def summary(self) -> str:
         v, w = len(self.violations), len(self.warnings)
-        return (
-            f"{len(self.files)} file(s) checked: {v} violation{'s' * (v != 1)}, "
-            f"{w} warning{'s' * (w != 1)}"
-        )
+        return f"{len(self.files)} file(s) checked: {v} violation{'s' * (v != 1)}, {w} warning{'s' * (w != 1)}"
 
     def to_json(self) -> str:
         return json.dumps(
@@ -95,7 +91,7 @@ def compact(node: Node | None) -> str | None:
         iri = str(node)
         for prefix, namespace in PREFIXES.items():
             if iri.startswith(namespace) and iri != namespace:
-                return f"{prefix}:{iri[len(namespace):]}"
+                return f"{prefix}:{iri[len(namespace) :]}"
         if iri.startswith("https://w3id.org/kgprofiles/shapes#"):
             return "kgs:" + iri.split("#", 1)[1]
         return f"<{iri}>"
@@ -185,22 +181,25 @@ def locate_subjects(files: Sequence[SourceFile]) -> dict[str, tuple[str, int | N
     return where
 
 
-def validate_files(files: Sequence[SourceFile], settings: Settings, context: Sequence[SourceFile] = ()) -> ValidationReport:
-    """Validate the union of ``files`` (plus ``context`` files that references may resolve into,
-    whose own results are dropped) with the project's shapes and ontology."""
-    data = Graph()
-    for f in (*files, *context):
-        graph_from_triples(f.triples, data)
+def validate_files(
+    files: Sequence[SourceFile],
+    settings: Settings,
+    data: Graph | None = None,
+) -> ValidationReport:
+    """Validate ``files`` with the project's shapes and ontology.
+
+    ``data``, when given, is the graph to validate: the files' triples plus whatever else they may
+    reference (e.g. the rest of the store, for ``load``); only results whose focus node is a
+    subject in ``files`` are then reported."""
     report = validate_graph(
-        data,
+        union_graph(files) if data is None else data,
         load_shapes(settings.shapes_dir),
         load_ontology(settings.ontology_dir),
         locate=locate_subjects(files),
         files=[f.display for f in files],
     )
-    if context:
-        keep = {f.display for f in files}
-        report = ValidationReport(tuple(r for r in report.results if r.file in keep), report.files, report.report_graph)
+    if data is not None:
+        report = ValidationReport(tuple(r for r in report.results if r.file), report.files, report.report_graph)
     return report
 
 

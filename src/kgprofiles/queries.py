@@ -1,0 +1,141 @@
+"""Named queries loaded from ``queries/*.rq``; parameters bound as RDF terms, never pasted.
+
+Each file starts with a comment header::
+
+    # summary: What the query answers, in one line.
+    # param: person person — the person (slug, CURIE or IRI)
+
+A param line gives the variable name (without ``?``), its type and a description. Types: ``person``,
+``organization``, ``topic`` (a slug in that namespace, a CURIE or an IRI), ``iri``, ``string``,
+``integer``. A type ending in ``?`` marks an optional parameter: left out, its variable stays unbound
+(queries test it with ``BOUND``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.errors import QueryError
+from kgprofiles.store.base import QueryResult, Store, Term
+from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES
+
+PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer")
+_XSD_INTEGER = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    description: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    """One query file: its name (the file stem), header and text."""
+
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    text: str
+    path: Path
+
+    def bind(self, values: Mapping[str, str | Term]) -> dict[str, Term]:
+        """RDF terms for the given parameter values; every declared parameter is required."""
+        declared = {p.name: p for p in self.params}
+        unknown = sorted(set(values) - set(declared))
+        if unknown:
+            raise QueryError(
+                f"query {self.name!r} has no parameter {', '.join(unknown)}",
+                f"its parameters: {', '.join(declared) or 'none'}",
+            )
+        missing = [p.name for p in self.params if p.name not in values and not p.optional]
+        if missing:
+            raise QueryError(
+                f"query {self.name!r} needs --param {missing[0]}=…",
+                "; ".join(f"{p.name} ({p.type}): {p.description}" for p in self.params),
+            )
+        return {name: to_term(declared[name].type, value) for name, value in values.items()}
+
+    def run(self, store: Store, values: Mapping[str, str | Term] | None = None) -> QueryResult:
+        return store.query(self.text, self.bind(values or {}))
+
+
+def to_term(kind: str, value: str | Term) -> Term:
+    """The RDF term for a parameter value of the given type."""
+    if not isinstance(value, str):
+        return value
+    if kind in SLUG_NAMESPACES or kind == "iri":
+        return ox.NamedNode(resolve_iri(value, SLUG_NAMESPACES.get(kind)))
+    if kind == "integer":
+        if not re.fullmatch(r"[+-]?\d+", value):
+            raise QueryError(f"not a whole number: {value!r}")
+        return ox.Literal(value, datatype=_XSD_INTEGER)
+    return ox.Literal(value)
+
+
+def resolve_iri(value: str, namespace: str | None = None) -> str:
+    """A full IRI from an IRI, ``<IRI>``, a CURIE with a project prefix, or a slug in ``namespace``."""
+    value = value.strip()
+    if value.startswith("<") and value.endswith(">"):
+        value = value[1:-1]
+    if re.match(r"^[a-z][a-z0-9+.-]*://", value, re.IGNORECASE) or value.startswith("urn:"):
+        if any(c in value for c in ' <>"{}|^`\\'):
+            raise QueryError(f"not a valid IRI: {value!r}")
+        return value
+    prefix, colon, local = value.partition(":")
+    if colon and prefix in PREFIXES:
+        return PREFIXES[prefix] + local
+    if namespace and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value):
+        return str(namespace) + value
+    raise QueryError(f"cannot read {value!r} as an IRI", "give a slug, a CURIE such as person:horace-he, or an IRI")
+
+
+_HEADER = re.compile(r"^#\s*(summary|param):\s*(.*)$")
+
+
+def parse_query_file(path: Path) -> NamedQuery:
+    text = path.read_text(encoding="utf-8")
+    summary = ""
+    params = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        match = _HEADER.match(line)
+        if not match:
+            continue
+        key, rest = match.groups()
+        if key == "summary":
+            summary = rest.strip()
+        else:
+            parts = re.match(r"(\w+)\s+(\w+)(\??)\s*(?:[—-]+\s*)?(.*)", rest)
+            if not parts or parts.group(2) not in PARAM_TYPES:
+                raise QueryError(
+                    f"{path}: bad param line {line!r}",
+                    f"write: # param: NAME TYPE — description; TYPE is one of {', '.join(PARAM_TYPES)}",
+                )
+            name, kind, optional, description = parts.groups()
+            params.append(Param(name, kind, description.strip(), optional == "?"))
+    if not summary:
+        raise QueryError(f"{path}: no '# summary:' line in the header")
+    return NamedQuery(path.stem, summary, tuple(params), text, path)
+
+
+@lru_cache(maxsize=8)
+def load_queries(queries_dir: Path) -> dict[str, NamedQuery]:
+    """Every named query under ``queries_dir``, by name."""
+    return {q.name: q for q in (parse_query_file(p) for p in sorted(queries_dir.glob("*.rq")))}
+
+
+def get_query(queries_dir: Path, name: str) -> NamedQuery:
+    queries = load_queries(queries_dir)
+    if name not in queries:
+        raise QueryError(f"no named query {name!r}", f"known queries: {', '.join(sorted(queries))}")
+    return queries[name]
