@@ -7,7 +7,7 @@ Each file starts with a comment header::
 
 A param line gives the variable name (without ``?``), its type and a description. Types: ``person``,
 ``organization``, ``topic`` (a slug in that namespace, a CURIE or an IRI), ``iri``, ``string``,
-``integer``. A type ending in ``?`` marks an optional parameter: left out, its variable stays unbound
+``integer``, ``decimal``. A type ending in ``?`` marks an optional parameter: left out, its variable stays unbound
 (queries test it with ``BOUND``).
 """
 
@@ -25,8 +25,9 @@ from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, Store, Term
 from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES
 
-PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer")
+PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer", "decimal")
 _XSD_INTEGER = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+_XSD_DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,10 @@ def to_term(kind: str, value: str | Term) -> Term:
         if not re.fullmatch(r"[+-]?\d+", value):
             raise QueryError(f"not a whole number: {value!r}")
         return ox.Literal(value, datatype=_XSD_INTEGER)
+    if kind == "decimal":
+        if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", value):
+            raise QueryError(f"not a decimal number: {value!r}")
+        return ox.Literal(value, datatype=_XSD_DECIMAL)
     return ox.Literal(value)
 
 

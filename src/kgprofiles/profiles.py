@@ -1,0 +1,380 @@
+"""View models of a person's profile, an organisation and a topic, built from named queries.
+
+Nothing here writes SPARQL: each section comes from one query in ``queries/``. The models are plain
+frozen dataclasses; the renderers (``render/``) and the JSON API read them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.dates import format_date, precision
+from kgprofiles.errors import InputError
+from kgprofiles.queries import get_query, resolve_iri
+from kgprofiles.related import Related, related_people
+from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, TOPIC, WD
+
+STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
+
+
+class NotFound(InputError):
+    """No person, organisation or topic matches."""
+
+
+class Ambiguous(InputError):
+    """A name matches several people; the message lists them."""
+
+
+@dataclass(frozen=True)
+class DateValue:
+    iso: str
+    precision: str
+    text: str
+
+    @classmethod
+    def of(cls, term: Term | None) -> DateValue | None:
+        if not isinstance(term, ox.Literal):
+            return None
+        return cls(term.value, precision(term), format_date(term))
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    iri: str
+    title: str
+    name: str
+    kind: str
+    description: str | None
+    date: DateValue | None
+    venue: str | None
+    license: str | None
+    contribution: tuple[str, ...]
+    featured: bool
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TimelineItem:
+    date: DateValue
+    label: str
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RoleItem:
+    organization: str
+    organization_name: str
+    title: str | None
+    status: str
+    start: DateValue | None
+    end: DateValue | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Workplace:
+    iri: str
+    name: str
+    people: int
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    number: int
+    iri: str
+    title: str
+    site: str | None
+    url: str | None
+    kind: str | None
+    retrieved: str | None
+
+
+@dataclass(frozen=True)
+class Profile:
+    iri: str
+    slug: str
+    name: str
+    headline: str | None
+    wikidata: str | None
+    topics: tuple[str, ...]
+    summary: tuple[Paragraph, ...]
+    writing: tuple[Paragraph, ...]
+    works: tuple[WorkItem, ...]
+    timeline: tuple[TimelineItem, ...]
+    roles: tuple[RoleItem, ...]
+    workplaces: tuple[Workplace, ...]
+    related: tuple[Related, ...]
+    sources: tuple[SourceItem, ...]
+
+    @property
+    def featured_works(self) -> tuple[WorkItem, ...]:
+        """The works the profile features, or all of them when it features none."""
+        featured = tuple(w for w in self.works if w.featured)
+        return featured or self.works
+
+    def roles_with(self, status: str) -> tuple[RoleItem, ...]:
+        return tuple(r for r in self.roles if r.status == status)
+
+
+class Views:
+    """Builds view models from one store and the named queries."""
+
+    def __init__(self, store: Store, queries_dir: Path, related_weights: Mapping[str, float] | None = None) -> None:
+        self.store = store
+        self.queries_dir = queries_dir
+        self.related_weights = dict(related_weights or {})
+
+    def select(self, name: str, **values: str | Term) -> SelectResult:
+        result = get_query(self.queries_dir, name).run(self.store, values)
+        assert isinstance(result, SelectResult), name
+        return result
+
+    # -------------------------------------------------------------------- resolving names
+
+    def resolve_person(self, text: str) -> ox.NamedNode:
+        """A person from a slug, CURIE, IRI, exact name, Wikidata Q-id or unique part of a name."""
+        text = text.strip()
+        if re.fullmatch(r"Q[1-9]\d*", text):
+            rows = self.select("person-by-wikidata", wikidata=ox.NamedNode(str(WD) + text)).rows
+            return self._one(rows, text)
+        if ":" in text or re.fullmatch(r"[a-z0-9][a-z0-9._-]*", text):
+            try:
+                iri = ox.NamedNode(resolve_iri(text, str(PERSON)))
+            except InputError:
+                iri = None
+            if iri is not None and self.select("person", person=iri).rows:
+                return iri
+        rows = self.select("person-by-name", wanted=text).rows or self.select("people", text=text).rows
+        return self._one(rows, text)
+
+    def _one(self, rows: tuple[dict[str, Term], ...], text: str) -> ox.NamedNode:
+        if not rows:
+            raise NotFound(f"no person matches {text!r}", "try `kgprofiles people --name PART` to search")
+        if len(rows) > 1:
+            listing = "\n".join(f"  {_slug(r['person'].value)}  {r['name'].value}" for r in rows)
+            raise Ambiguous(f"{text!r} matches {len(rows)} people:\n{listing}", "give one of the slugs above")
+        person = rows[0]["person"]
+        assert isinstance(person, ox.NamedNode)
+        return person
+
+    def resolve(self, text: str, namespace: str) -> ox.NamedNode:
+        return ox.NamedNode(resolve_iri(text, namespace))
+
+    # -------------------------------------------------------------------- the profile
+
+    def profile(self, person: ox.NamedNode, related_limit: int | None = None) -> Profile:
+        facts = self.select("person", person=person).rows
+        if not facts:
+            raise NotFound(f"no person {person.value}")
+        fact = facts[0]
+        notes = self._notes(person)
+        sources = tuple(
+            SourceItem(
+                int(r["number"].value),
+                r["source"].value,
+                r["title"].value,
+                _opt(r, "site"),
+                _opt(r, "url"),
+                _opt(r, "kind"),
+                _opt(r, "retrieved"),
+            )
+            for r in self.select("profile-sources", person=person).rows
+        )
+        statements = self.select("profile-statements", person=person).rows
+        paragraphs: dict[str, list[Paragraph]] = defaultdict(list)
+        for r in statements:
+            paragraphs[r["section"].value].append(Paragraph(r["text"].value, notes.get(r["statement"].value, ())))
+        works = tuple(
+            WorkItem(
+                r["work"].value,
+                r["title"].value,
+                _opt(r, "name") or r["title"].value,
+                _opt(r, "kindLabel") or "Work",
+                _opt(r, "description"),
+                DateValue.of(r.get("date")),
+                _opt(r, "venue"),
+                _opt(r, "license"),
+                tuple(sorted(k.rsplit("#", 1)[-1] for k in (_opt(r, "contributionKinds") or "").split())),
+                "rank" in r,
+                notes.get(r["contribution"].value, ()),
+            )
+            for r in self.select("person-works", person=person).rows
+        )
+        timeline = tuple(
+            TimelineItem(DateValue.of(r["date"]), r["label"].value, notes.get(r["event"].value, ()))  # type: ignore[arg-type]
+            for r in self.select("person-timeline", person=person).rows
+        )
+        roles = tuple(
+            RoleItem(
+                r["organization"].value,
+                r["organizationName"].value,
+                _opt(r, "title"),
+                STATUS_NAMES.get(r["status"].value, "unknown"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+                notes.get(r["role"].value, ()),
+            )
+            for r in self.select("person-roles", person=person).rows
+        )
+        workplaces = tuple(
+            Workplace(r["organization"].value, r["name"].value, int(r["people"].value))
+            for r in self.select("org-member-counts", person=person).rows
+        )
+        topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
+        related = related_people(
+            self.store, get_query(self.queries_dir, "related-people"), person, self.related_weights, related_limit
+        )
+        return Profile(
+            iri=person.value,
+            slug=_slug(person.value),
+            name=fact["name"].value,
+            headline=_opt(fact, "headline"),
+            wikidata=_opt(fact, "wikidata"),
+            topics=topics,
+            summary=tuple(paragraphs["summary"]),
+            writing=tuple(paragraphs["writing"]),
+            works=works,
+            timeline=timeline,
+            roles=roles,
+            workplaces=workplaces,
+            related=tuple(related),
+            sources=sources,
+        )
+
+    def _notes(self, person: ox.NamedNode) -> dict[str, tuple[int, ...]]:
+        """Each claim's footnote numbers on the person's profile, ascending."""
+        found: dict[str, set[int]] = defaultdict(set)
+        for r in self.select("claim-sources", person=person).rows:
+            if "number" in r:
+                found[r["claim"].value].add(int(r["number"].value))
+        return {claim: tuple(sorted(numbers)) for claim, numbers in found.items()}
+
+    def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
+        return related_people(
+            self.store, get_query(self.queries_dir, "related-people"), person, self.related_weights, limit
+        )
+
+    # -------------------------------------------------------------------- organisations, topics, people
+
+    def organization(self, text: str) -> OrganizationView:
+        org = self.resolve(text, str(ORGANIZATION))
+        facts = self.select("org", org=org).rows
+        if not facts:
+            raise NotFound(f"no organisation {text!r}", "try `kgprofiles query search --param text=PART`")
+        members = tuple(
+            Member(
+                r["person"].value,
+                r["name"].value,
+                _opt(r, "title"),
+                STATUS_NAMES.get(r["status"].value, "unknown"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+            )
+            for r in self.select("org-members", org=org).rows
+        )
+        f = facts[0]
+        alt = _opt(f, "altNames")
+        return OrganizationView(
+            org.value,
+            _slug(org.value),
+            f["name"].value,
+            tuple(alt.split(" / ")) if alt else (),
+            _opt(f, "wikidata"),
+            int(f["people"].value),
+            members,
+        )
+
+    def topic(self, text: str) -> TopicView:
+        topic = self.resolve(text, str(TOPIC))
+        facts = self.select("topic", topic=topic).rows
+        if not facts:
+            raise NotFound(f"no topic {text!r}", "try `kgprofiles query search --param text=PART`")
+        people = tuple(
+            TopicMember(
+                r["person"].value, r["name"].value, tuple(filter(None, (_opt(r, "organizations") or "").split(", ")))
+            )
+            for r in self.select("topic-members", topic=topic).rows
+        )
+        return TopicView(topic.value, _slug(topic.value), facts[0]["name"].value, len(people), people)
+
+    def people(
+        self, text: str | None = None, topic: str | None = None, org: str | None = None
+    ) -> tuple[PersonRow, ...]:
+        values: dict[str, str | Term] = {}
+        if text:
+            values["text"] = text
+        if topic:
+            values["topic"] = self.resolve(topic, str(TOPIC))
+        if org:
+            values["org"] = self.resolve(org, str(ORGANIZATION))
+        return tuple(
+            PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline"))
+            for r in self.select("people", **values).rows
+        )
+
+
+@dataclass(frozen=True)
+class Member:
+    iri: str
+    name: str
+    title: str | None
+    status: str
+    start: DateValue | None
+    end: DateValue | None
+
+
+@dataclass(frozen=True)
+class OrganizationView:
+    iri: str
+    slug: str
+    name: str
+    alt_names: tuple[str, ...]
+    wikidata: str | None
+    people: int
+    members: tuple[Member, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class TopicMember:
+    iri: str
+    name: str
+    organizations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TopicView:
+    iri: str
+    slug: str
+    name: str
+    people: int
+    members: tuple[TopicMember, ...]
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    iri: str
+    slug: str
+    name: str
+    headline: str | None
+
+
+def _opt(row: Mapping[str, Term], key: str) -> str | None:
+    term = row.get(key)
+    return term.value if term is not None else None
+
+
+def _slug(iri: str) -> str:
+    return iri.rstrip("/").rsplit("/", 1)[-1]

@@ -1,0 +1,38 @@
+"""JSON views: the view models as a stable structure, described by ``profile.schema.json``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from kgprofiles.profiles import Profile
+from kgprofiles.related import Related
+
+SCHEMA_VERSION = 1
+
+
+def profile_data(p: Profile) -> dict[str, Any]:
+    data = asdict(p)
+    data["related"] = [related_data(r) for r in p.related]
+    data["schema_version"] = SCHEMA_VERSION
+    return data
+
+
+def related_data(r: Related) -> dict[str, Any]:
+    data = asdict(r)
+    for c in data["components"]:
+        c["points"] = c["count"] * c["weight"]
+    return data
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def profile(p: Profile) -> str:
+    return dumps(profile_data(p))
+
+
+def related(people: list[Related]) -> str:
+    return dumps([related_data(r) for r in people])

@@ -1,0 +1,106 @@
+"""Plain-text views, laid out like the seed page; footnotes are superscripts."""
+
+from __future__ import annotations
+
+from kgprofiles.profiles import OrganizationView, PersonRow, Profile, TopicView
+from kgprofiles.related import Related
+from kgprofiles.render import HEADINGS, people_count, role_line, superscript
+
+
+def profile(p: Profile) -> str:
+    out: list[str] = [p.name, ""]
+    if p.headline:
+        out += [p.headline, ""]
+    for para in p.summary:
+        out += [para.text + superscript(para.notes), ""]
+    if p.writing:
+        out += [HEADINGS["writing"], ""]
+        for para in p.writing:
+            out += [para.text + superscript(para.notes), ""]
+    if p.works:
+        out += [HEADINGS["works"], ""]
+        for w in p.featured_works:
+            out.append(f"• {w.name} — {w.kind}")
+            out.append("")
+            if w.description:
+                out += [f"  {w.description}{superscript(w.notes)}", ""]
+    if p.timeline:
+        out += [HEADINGS["timeline"], ""]
+        for number, item in enumerate(p.timeline, start=1):
+            out.append(f"{number}. {item.date.text} — {item.label}{superscript(item.notes)}")
+        out.append("")
+    former = p.roles_with("former")
+    if former:
+        out += [HEADINGS["former"], ""]
+        out += [f"• {role_line(r.title, r.organization_name)}{_span(r)}{superscript(r.notes)}" for r in former]
+        out.append("")
+    other = p.roles_with("not confirmed")
+    if other:
+        out += [HEADINGS["other"], "", HEADINGS["other_intro"], ""]
+        for r in other:
+            out.append(f"• {role_line(r.title, r.organization_name)}{superscript(r.notes)}")
+        out.append("")
+    if p.workplaces:
+        out += [HEADINGS["workplaces"], ""]
+        for w in p.workplaces:
+            out.append(f"• {w.name} — {people_count(w.people)}")
+        out.append("")
+    if p.related:
+        out += [HEADINGS["related"], ""]
+        for r in p.related:
+            out.append(f"• {r.name} — {r.reason}")
+        out.append("")
+    if p.sources:
+        out += [HEADINGS["sources"], ""]
+        for s in p.sources:
+            detail = "; ".join(
+                x for x in (s.site, s.kind, s.url, f"retrieved {s.retrieved}" if s.retrieved else None) if x
+            )
+            out.append(f"{s.number}. {s.title}" + (f" ({detail})" if detail else ""))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _span(role: object) -> str:
+    start = getattr(role, "start", None)
+    end = getattr(role, "end", None)
+    if not start and not end:
+        return ""
+    return f" ({start.text if start else '?'} – {end.text if end else ''})".replace(" – )", " –)")
+
+
+def related(people: list[Related], explain: bool = False) -> str:
+    out = []
+    for number, r in enumerate(people, start=1):
+        out.append(f"{number}. {r.name} — {r.reason}  [score {r.score:g}]")
+        if explain:
+            for c in r.components:
+                names = ", ".join(c.names)
+                out.append(f"     {c.kind}: {c.count} × {c.weight:g} = {c.points:g}  ({names})")
+    return "\n".join(out) + ("\n" if out else "no related people\n")
+
+
+def organization(o: OrganizationView) -> str:
+    out = [o.name, ""]
+    if o.alt_names:
+        out += ["Also known as " + ", ".join(o.alt_names), ""]
+    out += [people_count(o.people).capitalize(), ""]
+    for status in ("current", "former", "not confirmed"):
+        members = [m for m in o.members if m.status == status]
+        if members:
+            out += [f"{status.capitalize()} ({len(members)})", ""]
+            out += [f"• {m.name}" + (f" — {m.title}" if m.title else "") + _span(m) for m in members]
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def topic(t: TopicView) -> str:
+    out = [t.name, "", people_count(t.people).capitalize(), ""]
+    out += [f"• {m.name}" + (f" — {', '.join(m.organizations)}" if m.organizations else "") for m in t.members]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def people(rows: tuple[PersonRow, ...]) -> str:
+    out = [f"{r.slug:<24} {r.name}" + (f" — {r.headline}" if r.headline else "") for r in rows]
+    out.append(f"{len(rows)} {'person' if len(rows) == 1 else 'people'}")
+    return "\n".join(out) + "\n"
