@@ -320,3 +320,139 @@ def export(
     else:
         out.write_bytes(data)
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
+
+
+ViewFormat = Annotated[str, typer.Option("--format", "-f", help="text, md, html or json.")]
+
+
+def _views(settings: Settings, target):
+    from kgprofiles.profiles import Views
+
+    return Views(target, settings.queries_dir, settings.related_weights)
+
+
+def _render(kind: str, fmt: str, model: object) -> str:
+    import importlib
+
+    modules = {"text": "text", "md": "markdown", "markdown": "markdown", "html": "html", "json": "json"}
+    if fmt not in modules:
+        raise KgError(f"unknown format {fmt!r}", "choose text, md, html or json")
+    module = importlib.import_module(f"kgprofiles.render.{modules[fmt]}")
+    render = getattr(module, kind, None)
+    if render is None:
+        raise KgError(f"the {kind} view has no {fmt} form", "choose text or json")
+    return render(model)  # type: ignore[no-any-return]
+
+
+@app.command()
+def profile(
+    ctx: typer.Context,
+    person: Annotated[str, typer.Argument(help="A slug (horace-he), CURIE, IRI, name or Wikidata Q-id.")],
+    output: ViewFormat = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """Print a person's profile, section by section, every claim with its footnotes: summary,
+    research and writing, works, timeline, roles, where they work, related people, sources."""
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        views = _views(settings, target)
+        typer.echo(_render("profile", output, views.profile(views.resolve_person(person))), nl=False)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
+
+
+@app.command()
+def related(
+    ctx: typer.Context,
+    person: Annotated[str, typer.Argument(help="A slug, CURIE, IRI, name or Wikidata Q-id.")],
+    limit: Annotated[int | None, typer.Option("--limit", "-n", help="At most this many people.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each component of the score.")] = False,
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """People related to a person, best first, each with the reason: shared organisations (a
+    shared current one weighs most), shared topics, works both contributed to, shared events.
+    Ties break by name. Weights: [kgprofiles.related_weights] in kgprofiles.toml."""
+    from kgprofiles.render import json as json_view
+    from kgprofiles.render import text as text_view
+
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        views = _views(settings, target)
+        people = views.related(views.resolve_person(person), limit)
+        if output == "json":
+            typer.echo(json_view.related(people), nl=False)
+        elif output == "text":
+            typer.echo(text_view.related(people, explain), nl=False)
+        else:
+            raise KgError(f"unknown format {output!r}", "choose text or json")
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
+
+
+@app.command()
+def org(
+    ctx: typer.Context,
+    organization: Annotated[str, typer.Argument(help="A slug (pytorch), CURIE or IRI.")],
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """An organisation and its people: current roles first, then former, then not confirmed."""
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        typer.echo(_render("organization", output, _views(settings, target).organization(organization)), nl=False)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
+
+
+@app.command()
+def topic(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A slug (inference-and-serving), CURIE or IRI.")],
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """A topic and the people who work on it, with their current organisations."""
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        typer.echo(_render("topic", output, _views(settings, target).topic(name)), nl=False)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
+
+
+@app.command()
+def people(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Option("--name", help="Part of the name, any case.")] = None,
+    topic: Annotated[str | None, typer.Option("--topic", help="Only people on this topic.")] = None,
+    organization: Annotated[str | None, typer.Option("--org", help="Only people with a role here.")] = None,
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """List the people of the graph, filtered by name, topic or organisation."""
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        rows = _views(settings, target).people(name, topic, organization)
+        typer.echo(_render("people", output, rows), nl=False)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()

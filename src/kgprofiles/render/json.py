@@ -36,3 +36,15 @@ def profile(p: Profile) -> str:
 
 def related(people: list[Related]) -> str:
     return dumps([related_data(r) for r in people])
+
+
+def organization(o: object) -> str:
+    return dumps(asdict(o))  # type: ignore[call-overload]
+
+
+def topic(t: object) -> str:
+    return dumps(asdict(t))  # type: ignore[call-overload]
+
+
+def people(rows: tuple[object, ...]) -> str:
+    return dumps([asdict(r) for r in rows])  # type: ignore[call-overload]
