@@ -1,0 +1,249 @@
+"""`kgprofiles validate`, run as a curator runs it: what it prints, and the exit code.
+
+Exit 0: no violation (warnings never fail); 1: violations; 2: unreadable input.
+The broken inputs are in tests/fixtures/broken/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from conftest import ROOT
+from kgprofiles.cli import app
+
+BROKEN = "tests/fixtures/broken"
+Run = Callable[..., Result]
+SUMMARY = re.compile(r"^(\d+) file\(s\) checked: (\d+) violations?, (\d+) warnings?$")
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[Run]:
+    """Run the CLI in-process from the project root, the way a curator runs it from the checkout."""
+    monkeypatch.chdir(ROOT)
+    runner = CliRunner()
+
+    def run(*args: str) -> Result:
+        return runner.invoke(app, list(args), catch_exceptions=False)
+
+    yield run
+
+
+def data_files() -> list[Path]:
+    return sorted(p for p in (ROOT / "data").rglob("*") if p.suffix in (".ttl", ".nt"))
+
+
+def stdout_lines(result: Result) -> list[str]:
+    return result.stdout.splitlines()
+
+
+########################################################################### the seed data
+
+
+def test_validate_data_exits_0_with_no_violation(cli: Run) -> None:
+    result = cli("validate", "data/")
+
+    assert result.exit_code == 0, result.output
+    summary = SUMMARY.match(stdout_lines(result)[-1])
+    assert summary, stdout_lines(result)[-1]
+    assert int(summary.group(1)) == len(data_files())
+    assert summary.group(2) == "0"
+    assert ": violation: " not in result.stdout
+
+
+def test_validate_without_paths_checks_data(cli: Run) -> None:
+    with_default = cli("validate")
+    explicit = cli("validate", "data/")
+
+    assert with_default.exit_code == 0
+    assert with_default.stdout == explicit.stdout
+
+
+########################################################################### violations
+
+
+def test_a_violation_exits_1_and_points_at_file_and_line(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/role-without-holder.ttl")
+
+    assert result.exit_code == 1
+    assert stdout_lines(result) == [
+        f"{BROKEN}/role-without-holder.ttl:8: violation: A role needs exactly one kgp:holder, a kgp:Person. "
+        "(claim:broken-role, kgp:holder, kgs:RoleShape)",
+        "1 file(s) checked: 1 violation, 0 warnings",
+    ]
+    assert result.stderr == ""
+
+
+def test_results_are_grouped_by_file_then_summed_up(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/warnings-only.ttl", f"{BROKEN}/role-without-holder.ttl")
+
+    assert result.exit_code == 1
+    lines = stdout_lines(result)
+    assert [line.split(":", 1)[0] for line in lines[:3]] == [
+        f"{BROKEN}/role-without-holder.ttl",
+        "",  # a blank line between files
+        f"{BROKEN}/warnings-only.ttl",
+    ]
+    assert lines[-1] == "2 file(s) checked: 1 violation, 1 warning"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ingest._expand ignores the base IRI, so a subject written as a relative IRI (<#x>) gets no line",
+)
+def test_a_relative_iri_subject_still_points_at_file_and_line(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/relative-iri.ttl")
+
+    assert result.exit_code == 1
+    assert stdout_lines(result)[0].startswith(f"{BROKEN}/relative-iri.ttl:5: violation: A topic needs")
+
+
+########################################################################### warnings
+
+
+def test_warnings_alone_exit_0(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/warnings-only.ttl")
+
+    assert result.exit_code == 0
+    assert stdout_lines(result) == [
+        f"{BROKEN}/warnings-only.ttl:5: warning: This source has no kgp:url; add one once it is verified. "
+        "(source:broken-example-unverified, kgp:url, kgs:SourceUrlWarningShape)",
+        "1 file(s) checked: 0 violations, 1 warning",
+    ]
+
+
+########################################################################### unreadable input
+
+
+def test_a_syntax_error_exits_2_with_file_line_and_column(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/syntax-error.ttl")
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"kgprofiles: input error: {BROKEN}/syntax-error.ttl:7:14: syntax error: ")
+
+
+def test_a_missing_path_exits_2(cli: Run) -> None:
+    result = cli("validate", "no/such/file.ttl")
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[0] == "kgprofiles: input error: no/such/file.ttl: no such file or directory"
+
+
+def test_a_file_that_is_not_rdf_exits_2(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/notes.txt")
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"kgprofiles: input error: {BROKEN}/notes.txt: not an RDF file",
+        "hint: name .ttl or .nt files, or a directory",
+    ]
+
+
+def test_one_unreadable_file_stops_the_whole_run(cli: Run) -> None:
+    result = cli("validate", f"{BROKEN}/role-without-holder.ttl", f"{BROKEN}/syntax-error.ttl")
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+
+
+########################################################################### --format json
+
+
+def test_json_format_has_every_result(cli: Run) -> None:
+    result = cli("validate", "--format", "json", f"{BROKEN}/role-without-holder.ttl", f"{BROKEN}/warnings-only.ttl")
+
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["conforms"] is False
+    assert report["files"] == [f"{BROKEN}/role-without-holder.ttl", f"{BROKEN}/warnings-only.ttl"]
+    assert (report["violations"], report["warnings"]) == (1, 1)
+    assert report["results"] == [
+        {
+            "severity": "violation",
+            "message": "A role needs exactly one kgp:holder, a kgp:Person.",
+            "focus": "claim:broken-role",
+            "path": "kgp:holder",
+            "shape": "kgs:RoleShape",
+            "constraint": "MinCount",
+            "value": None,
+            "file": f"{BROKEN}/role-without-holder.ttl",
+            "line": 8,
+        },
+        {
+            "severity": "warning",
+            "message": "This source has no kgp:url; add one once it is verified.",
+            "focus": "source:broken-example-unverified",
+            "path": "kgp:url",
+            "shape": "kgs:SourceUrlWarningShape",
+            "constraint": "MinCount",
+            "value": None,
+            "file": f"{BROKEN}/warnings-only.ttl",
+            "line": 5,
+        },
+    ]
+
+
+def test_json_format_of_the_seed_data_conforms(cli: Run) -> None:
+    result = cli("validate", "--format", "json", "data/")
+
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["conforms"] is True
+    assert report["violations"] == 0
+    assert len(report["files"]) == len(data_files())
+    assert report["warnings"] == len(report["results"])
+    assert {r["severity"] for r in report["results"]} <= {"warning"}
+
+
+########################################################################### the installed command
+
+
+def run_installed(*args: str) -> subprocess.CompletedProcess[str]:
+    """The `kgprofiles` console script installed beside this interpreter."""
+    script = Path(sys.executable).parent / "kgprofiles"
+    if not script.exists():
+        pytest.skip(f"no console script at {script} (package not installed in this environment)")
+    return subprocess.run([str(script), *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_installed_command_reports_a_violation() -> None:
+    done = run_installed("validate", f"{BROKEN}/role-without-holder.ttl")
+
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0].startswith(
+        f"{BROKEN}/role-without-holder.ttl:8: violation: A role needs exactly one kgp:holder"
+    )
+
+
+def test_python_dash_m_validates_the_seed_data() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kgprofiles", "validate", "data/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    summary = SUMMARY.match(done.stdout.splitlines()[-1])
+    assert summary
+    assert (int(summary.group(1)), summary.group(2)) == (len(data_files()), "0")
+
+
+def test_installed_command_exits_2_on_a_syntax_error() -> None:
+    done = run_installed("validate", f"{BROKEN}/syntax-error.ttl")
+
+    assert done.returncode == 2
+    assert f"{BROKEN}/syntax-error.ttl:7:14: syntax error" in done.stderr
+    assert "Traceback" not in done.stderr
