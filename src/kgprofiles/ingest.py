@@ -57,7 +57,18 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
     return sorted(found)
 
 
-def parse_file(path: Path, root: Path) -> SourceFile:
+def graph_name(path: Path, data_dir: Path | None) -> str:
+    """The named graph of a file: its path under the data directory (``people/horace-he.ttl``),
+    so a file keeps its graph wherever the project is checked out; the absolute path otherwise."""
+    if data_dir is not None:
+        try:
+            return file_graph_iri(path.resolve().relative_to(data_dir.resolve()).as_posix())
+        except ValueError:
+            pass
+    return file_graph_iri(path.resolve().as_posix().lstrip("/"))
+
+
+def parse_file(path: Path, root: Path, data_dir: Path | None = None) -> SourceFile:
     """Parse one file; a syntax error becomes an InputError with ``file:line:col``."""
     display = display_path(path, root)
     try:
@@ -65,9 +76,10 @@ def parse_file(path: Path, root: Path) -> SourceFile:
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror}") from exc
     base = path.resolve().as_uri()
+    graph = graph_name(path, data_dir)
     try:
         parser = ox.parse(data, format=RDF_SUFFIXES[path.suffix], base_iri=base)
-        triples = _stable_blank_nodes(display, parser)
+        triples = _stable_blank_nodes(graph, parser)
     except SyntaxError as exc:
         line = exc.lineno or 0
         col = exc.offset or 0
@@ -75,11 +87,11 @@ def parse_file(path: Path, root: Path) -> SourceFile:
         raise InputError(f"{display}:{line}:{col}: syntax error: {msg}") from exc
     text = data.decode("utf-8", errors="replace")
     lines = _subject_lines(text, dict(parser.prefixes), base, triples)
-    return SourceFile(path, display, file_graph_iri(display), triples, lines)
+    return SourceFile(path, display, graph, triples, lines)
 
 
-def parse_files(paths: Sequence[Path], root: Path) -> list[SourceFile]:
-    return [parse_file(p, root) for p in collect_files(paths)]
+def parse_files(paths: Sequence[Path], root: Path, data_dir: Path | None = None) -> list[SourceFile]:
+    return [parse_file(p, root, data_dir) for p in collect_files(paths)]
 
 
 def union_graph(files: Iterable[SourceFile]) -> Graph:
@@ -90,10 +102,10 @@ def union_graph(files: Iterable[SourceFile]) -> Graph:
     return graph
 
 
-def _stable_blank_nodes(display: str, quads: Iterable[ox.Quad]) -> tuple[ox.Triple, ...]:
-    """The file's triples with blank nodes relabelled by file and order of first appearance, so the
+def _stable_blank_nodes(graph: str, quads: Iterable[ox.Quad]) -> tuple[ox.Triple, ...]:
+    """The file's triples with blank nodes relabelled by graph and order of first appearance, so the
     same file always gives the same labels (parsers make random ones) and exports stay byte-identical."""
-    stem = hashlib.sha1(display.encode("utf-8")).hexdigest()[:10]
+    stem = hashlib.sha1(graph.encode("utf-8")).hexdigest()[:10]
     labels: dict[str, ox.BlankNode] = {}
 
     def relabel(term: ox.BlankNode) -> ox.BlankNode:

@@ -77,7 +77,7 @@ def _parse(paths: Sequence[Path], settings: Settings, timer: _Timer) -> list[Sou
     with timer.stage("parse", len(found)):
         files = []
         for path in found:
-            files.append(parse_file(path, settings.root))
+            files.append(parse_file(path, settings.root, settings.data_dir))
             timer.progress.advance()
     return files
 

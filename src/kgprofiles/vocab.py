@@ -55,5 +55,5 @@ SLUG_NAMESPACES = {"person": PERSON, "organization": ORGANIZATION, "topic": TOPI
 
 
 def file_graph_iri(relative_path: str) -> str:
-    """The named graph a source file is loaded into, from its path relative to the project root."""
+    """The named graph a source file is loaded into, from its path under the data directory."""
     return FILE_GRAPH_PREFIX + relative_path.replace("\\", "/")

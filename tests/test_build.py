@@ -1,0 +1,120 @@
+"""kgprofiles build and load: the SHACL gate, atomic swaps, and nothing lost on bad input."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgprofiles.config import Settings
+from kgprofiles.errors import InputError
+from kgprofiles.pipeline import DataRejected, build, load
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.vocab import INFERRED_GRAPH, ONTOLOGY_GRAPH, file_graph_iri
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "build"
+COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+
+@pytest.fixture
+def project(tmp_path: Path, settings: Settings) -> Settings:
+    """A copy of the project's data, with its store in a temporary directory."""
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    return settings.with_overrides(data_dir=tmp_path / "data", store=str(tmp_path / "store"))
+
+
+def canonical_dump(store_path: str) -> list[str]:
+    """Every quad of the on-disk store, sorted: equal lists mean equal stores."""
+    store = OxigraphStore(store_path)
+    try:
+        return sorted(str(q) for q in store.quads())
+    finally:
+        store.close()
+
+
+def test_build_stores_one_graph_per_file_plus_ontology_and_inferred(project: Settings) -> None:
+    report = build(project)
+    assert set(report.stage_seconds) == {"parse", "validate", "infer", "store"}
+    store = OxigraphStore(project.store)
+    try:
+        graphs = store.graphs()
+        assert file_graph_iri("people/horace-he.ttl") in graphs
+        assert ONTOLOGY_GRAPH in graphs and INFERRED_GRAPH in graphs
+        assert len([g for g in graphs if g.endswith(".ttl")]) == len(report.files) == len(list(project.data_dir.rglob("*.ttl")))
+        (row,) = store.query(COUNT).rows
+        assert int(row["n"].value) > report.triples
+    finally:
+        store.close()
+
+
+def test_a_violation_fails_the_build_with_file_line_and_the_store_stays_as_it_was(project: Settings) -> None:
+    build(project)
+    before = canonical_dump(project.store)
+    shutil.copy(FIXTURES / "role-ends-before-start.ttl", project.data_dir / "people")
+    with pytest.raises(DataRejected) as error:
+        build(project)
+    assert "people/role-ends-before-start.ttl:10: violation: The end (2019) is before the start (2020-05)." in str(error.value)
+    assert canonical_dump(project.store) == before
+
+
+def test_a_syntax_error_fails_the_build_with_file_line_col_and_the_store_stays_as_it_was(project: Settings) -> None:
+    build(project)
+    before = canonical_dump(project.store)
+    shutil.copy(FIXTURES / "broken-syntax.ttl", project.data_dir / "topics")
+    with pytest.raises(InputError, match=r"topics/broken-syntax.ttl:6:\d+: syntax error"):
+        build(project)
+    assert canonical_dump(project.store) == before
+
+
+def test_a_build_killed_before_it_publishes_leaves_the_previous_store_readable_and_unchanged(project: Settings) -> None:
+    build(project)
+    before = canonical_dump(project.store)
+    (project.data_dir / "people" / "jane-xu.ttl").unlink()  # the next build would change the store
+    child = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "build_and_hang.py"), str(ROOT), project.store],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "KGPROFILES_DATA": str(project.data_dir)},
+        text=True,
+    )
+    try:
+        line = child.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("WROTE"), line
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    assert canonical_dump(project.store) == before
+    build(project)  # the next build cleans up the unfinished generation and succeeds
+    assert canonical_dump(project.store) != before
+    assert not list(Path(project.store + ".generations").glob("*.building"))
+
+
+def test_load_replaces_one_file_in_one_transaction(project: Settings) -> None:
+    build(project)
+    path = project.data_dir / "topics" / "topics.ttl"
+    path.write_text(path.read_text(encoding="utf-8").replace('"Inference and serving"', '"Inference & serving"'))
+    store = OxigraphStore(project.store)
+    try:
+        load(project, [path], store=store)
+        names = {r["n"].value for r in store.query("SELECT ?n WHERE { ?t a kgp:Topic ; kgp:name ?n }").rows}
+    finally:
+        store.close()
+    assert names == {"Inference & serving", "ML frameworks and libraries"}
+
+
+def test_load_of_a_file_with_a_violation_changes_nothing(project: Settings) -> None:
+    build(project)
+    before = canonical_dump(project.store)
+    store = OxigraphStore(project.store)
+    try:
+        with pytest.raises(DataRejected, match="role-ends-before-start.ttl:10"):
+            load(project, [FIXTURES / "role-ends-before-start.ttl"], store=store)
+    finally:
+        store.close()
+    assert canonical_dump(project.store) == before

@@ -1,0 +1,65 @@
+"""Exports: byte-identical across runs and across builds, and they round-trip."""
+
+from __future__ import annotations
+
+import json
+
+import pyoxigraph as ox
+import pytest
+from rdflib import ConjunctiveGraph, Graph
+from rdflib.compare import isomorphic
+
+from kgprofiles.export import export_profile, export_store
+from kgprofiles.queries import get_query
+from kgprofiles.vocab import PERSON
+
+HORACE = ox.NamedNode(str(PERSON) + "horace-he")
+RDFLIB_FORMATS = {"ttl": "turtle", "nt": "nt", "nq": "nquads", "jsonld": "json-ld"}
+
+
+@pytest.mark.parametrize("fmt", ["ttl", "nt", "nq", "jsonld"])
+def test_whole_graph_export_is_byte_identical_across_runs_and_builds(seed_store, seed_store_factory, fmt: str) -> None:
+    first = export_store(seed_store, fmt)
+    assert export_store(seed_store, fmt) == first
+    assert export_store(seed_store_factory(), fmt) == first
+
+
+@pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld"])
+def test_whole_graph_export_round_trips_to_the_stores_union(seed_store, fmt: str) -> None:
+    union = Graph()
+    for quad in seed_store.quads():
+        union.parse(data=str(ox.Triple(quad.subject, quad.predicate, quad.object)) + " .", format="nt")
+    exported = Graph().parse(data=export_store(seed_store, fmt), format=RDFLIB_FORMATS[fmt])
+    assert len(exported) == len(union)
+    assert isomorphic(exported, union)
+
+
+def test_nquads_export_keeps_every_named_graph(seed_store) -> None:
+    dataset = ConjunctiveGraph()
+    dataset.parse(data=export_store(seed_store, "nq"), format="nquads")
+    graphs = {str(c.identifier) for c in dataset.contexts() if len(c)}
+    assert graphs == set(seed_store.graphs())
+
+
+@pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld"])
+def test_profile_export_is_deterministic_and_holds_the_person_claims_and_sources(seed_store, settings, fmt: str) -> None:
+    query = get_query(settings.queries_dir, "person-export")
+    data = export_profile(seed_store, query, HORACE, fmt)
+    assert export_profile(seed_store, query, HORACE, fmt) == data
+    graph = Graph().parse(data=data, format=RDFLIB_FORMATS[fmt])
+    subjects = {str(s) for s in graph.subjects()}
+    assert str(HORACE) in subjects
+    assert "https://w3id.org/kgprofiles/id/profile/horace-he" in subjects
+    assert "https://w3id.org/kgprofiles/id/claim/horace-he-role-pytorch" in subjects
+    assert "https://w3id.org/kgprofiles/id/source/pytorch-governance-page" in subjects
+    assert "https://w3id.org/kgprofiles/id/organization/pytorch" in subjects
+    # Nobody else's claims: Joe Spisak's role is not part of Horace He's profile.
+    assert "https://w3id.org/kgprofiles/id/claim/joe-spisak-role-pytorch" not in subjects
+
+
+def test_jsonld_is_compacted_with_the_shipped_context(seed_store, settings) -> None:
+    query = get_query(settings.queries_dir, "person-export")
+    doc = json.loads(export_profile(seed_store, query, HORACE, "jsonld"))
+    assert doc["@context"]["kgp"] == "https://w3id.org/kgprofiles/ontology#"
+    person = next(n for n in doc["@graph"] if n["@id"] in ("person:horace-he", str(HORACE)))
+    assert person["name"] == "Horace He"

@@ -1,0 +1,102 @@
+"""kgprofiles query / build / export from the command line, on an on-disk store."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kgprofiles.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("cli") / "store")
+    result = runner.invoke(app, ["--project", str(ROOT), "build", "--store", path, "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("built: 14 file(s)")
+    return path
+
+
+def kg(store: str, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--project", str(ROOT), *args, "--store", store])
+    return result.exit_code, result.output
+
+
+def test_count_triples(store: str) -> None:
+    code, out = kg(store, "query", "-e", "SELECT (COUNT(*) AS ?n) {?s ?p ?o}", "--format", "csv")
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert int(rows[0]["n"]) > 1000
+
+
+def test_named_query_with_a_param(store: str) -> None:
+    code, out = kg(store, "query", "org-members", "--param", "org=pytorch", "--format", "json")
+    assert code == 0, out
+    names = [b["name"]["value"] for b in json.loads(out)["results"]["bindings"]]
+    assert names == sorted(names) and "Horace He" in names and len(names) == 6
+
+
+@pytest.mark.parametrize(("fmt", "marker"), [("tsv", "?name"), ("xml", "<sparql"), ("csv", "name"), ("table", "Horace He")])
+def test_result_formats(store: str, fmt: str, marker: str) -> None:
+    code, out = kg(store, "query", "-e", "SELECT ?name { ?p a kgp:Person ; kgp:name ?name } ORDER BY ?name", "--format", fmt)
+    assert code == 0 and marker in out
+
+
+def test_construct_as_turtle(store: str) -> None:
+    code, out = kg(store, "query", "-e", "CONSTRUCT { ?p kgp:name ?n } WHERE { ?p a kgp:Person ; kgp:name ?n }")
+    assert code == 0 and 'kgp:name "Horace He"' in out
+
+
+def test_a_syntax_error_shows_line_and_column(store: str) -> None:
+    code, out = kg(store, "query", "-e", "SELECT ?x WHERE {\n  ?x ?y \n}")
+    assert code == 2
+    assert "line 3" in out and "column" in out
+
+
+def test_an_unknown_param_is_a_clear_error(store: str) -> None:
+    code, out = kg(store, "query", "org-members", "--param", "organisation=pytorch")
+    assert code == 2 and "has no parameter organisation" in out and "its parameters: org" in out
+
+
+def test_profile_related_org_topic_people_commands(store: str) -> None:
+    code, out = kg(store, "profile", "Horace He")
+    assert code == 0 and out.startswith("Horace He\n\nPyTorch and compilers\n")
+    code, out = kg(store, "related", "horace-he", "--limit", "3", "--explain")
+    assert code == 0 and "current_org: 1 × 3 = 3  (PyTorch)" in out
+    code, out = kg(store, "org", "pytorch")
+    assert code == 0 and "Current (6)" in out
+    code, out = kg(store, "topic", "inference-and-serving")
+    assert code == 0 and "6 people in the graph" in out
+    code, out = kg(store, "people", "--topic", "inference-and-serving", "--name", "lin")
+    assert code == 0 and "Lin Qiao" in out and "1 person" in out
+
+
+def test_export_to_a_file(store: str, tmp_path: Path) -> None:
+    target = tmp_path / "horace.ttl"
+    code, _ = kg(store, "export", "horace-he", "--format", "ttl", "--output", str(target))
+    assert code == 0 and "person:horace-he" in target.read_text()
+
+
+def test_commands_without_a_store_say_how_to_make_one(tmp_path: Path) -> None:
+    code, out = kg(str(tmp_path / "nothing"), "profile", "horace-he")
+    assert code == 2 and "run `kgprofiles build` first" in out
+
+
+def test_build_refuses_bad_data_with_exit_1(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", data)
+    result = runner.invoke(
+        app, ["--project", str(ROOT), "build", "--store", str(tmp_path / "s"), "--quiet"], env={"KGPROFILES_DATA": str(data)}
+    )
+    assert result.exit_code == 1
+    assert "role-ends-before-start.ttl:10: violation" in result.output
