@@ -9,6 +9,7 @@ import pytest
 
 from kgprofiles.config import Settings, load_settings
 
+pytest_plugins = ["servers"]  # the oxigraph_server fixture (tests/servers.py)
 ROOT = Path(__file__).resolve().parents[1]
 
 
