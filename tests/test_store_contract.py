@@ -1,0 +1,550 @@
+"""The Store contract, run against every backend: OxigraphStore in memory, OxigraphStore on disk,
+and RemoteStore on a real ``oxigraph serve --union-default-graph`` (tests/servers.py). Then what
+only one backend has: persistence on disk, skolemization and HTTP failures for the remote."""
+
+from __future__ import annotations
+
+import http.server
+import socket
+import threading
+import urllib.request
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kgprofiles.config import Settings
+from kgprofiles.errors import QueryError, RemoteError, StoreError
+from kgprofiles.store import OxigraphStore, RemoteStore, SelectResult, Store, open_store
+from kgprofiles.store.oxigraph import SparqlText, inline_values, is_staging, scan
+from kgprofiles.store.remote import GENID, STAGING_GRAPH_PREFIX, derive_endpoints
+from servers import OxigraphServer
+
+EX = "http://example.org/"
+G1 = "https://w3id.org/kgprofiles/graph/file/people/ada.ttl"
+G2 = "https://w3id.org/kgprofiles/graph/file/people/grace.ttl"
+G3 = "https://w3id.org/kgprofiles/graph/inferred"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+NAME = ox.NamedNode("http://schema.org/name")
+KNOWS = ox.NamedNode(EX + "knows")
+AGE = ox.NamedNode(EX + "age")
+ADA, GRACE, ALAN = (ox.NamedNode(EX + n) for n in ("ada", "grace", "alan"))
+INJECTION = "\" } ; DROP ALL # ' } \\u0022 } ''' \"\"\" >\n} INSERT DATA { <x:a> <x:b> <x:c> }"
+
+
+def node(name: str) -> ox.NamedNode:
+    return ox.NamedNode(EX + name)
+
+
+def t(s: ox.NamedNode | ox.BlankNode, p: ox.NamedNode, o: ox.NamedNode | ox.BlankNode | ox.Literal) -> ox.Triple:
+    return ox.Triple(s, p, o)
+
+
+ADA_GRAPH = [
+    t(ADA, NAME, ox.Literal("Ada Lovelace", language="en")),
+    t(ADA, AGE, ox.Literal("36", datatype=ox.NamedNode(XSD + "integer"))),
+    t(ADA, KNOWS, GRACE),
+]
+GRACE_GRAPH = [t(GRACE, NAME, ox.Literal("Grace Hopper")), t(GRACE, KNOWS, ALAN)]
+
+
+@pytest.fixture(params=["memory", "disk", "remote"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """Each backend, empty."""
+    if request.param == "memory":
+        backend: Store = OxigraphStore("memory:")
+    elif request.param == "disk":
+        backend = OxigraphStore(tmp_path / "store")
+    else:
+        server: OxigraphServer = request.getfixturevalue("oxigraph_server")
+        backend = RemoteStore(server.query_endpoint)
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def loaded(store: Store) -> Store:
+    """A store with two file graphs."""
+    store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+    return store
+
+
+def select(store: Store, sparql: str, **bindings: ox.NamedNode | ox.BlankNode | ox.Literal) -> SelectResult:
+    result = store.query(sparql, bindings)
+    assert isinstance(result, SelectResult)
+    return result
+
+
+def graph_triples(store: Store, graph: str) -> set[ox.Triple]:
+    return {q.triple for q in store.quads(graph)}
+
+
+def canonical(quads: Iterable[ox.Quad]) -> set[ox.Quad]:
+    """The quads with canonical blank-node labels (RDFC-1.0): equal sets mean isomorphic datasets."""
+    dataset = ox.Dataset(list(quads))
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    return set(dataset)
+
+
+def snapshot(store: Store) -> tuple[list[str], set[ox.Quad]]:
+    return store.graphs(), canonical(store.quads())
+
+
+def failing(triples: list[ox.Triple], after: int) -> Iterator[ox.Triple]:
+    """Yields ``after`` triples, then fails like a broken input would."""
+    yield from triples[:after]
+    raise ValueError("input broke half way")
+
+
+# -- the contract, on every backend -----------------------------------------------------------
+
+
+def test_every_backend_is_a_store(store: Store) -> None:
+    assert isinstance(store, Store)
+
+
+def test_select_rows_in_projection_order_without_unbound_variables(loaded: Store) -> None:
+    result = select(loaded, f"SELECT ?who ?age WHERE {{ ?who schema:name ?n OPTIONAL {{ ?who <{AGE.value}> ?age }} }}")
+    assert result.variables == ("who", "age")
+    assert sorted(result, key=lambda row: row["who"].value) == [
+        {"who": ADA, "age": ox.Literal("36", datatype=ox.NamedNode(XSD + "integer"))},
+        {"who": GRACE},
+    ]
+
+
+def test_ask(loaded: Store) -> None:
+    assert loaded.query(f"ASK {{ <{ADA.value}> <{KNOWS.value}> <{GRACE.value}> }}") is True
+    assert loaded.query(f"ASK {{ <{ADA.value}> <{KNOWS.value}> <{ALAN.value}> }}") is False
+
+
+def test_construct_and_describe_give_triples(loaded: Store) -> None:
+    constructed = loaded.query(f"CONSTRUCT {{ ?b <{KNOWS.value}> ?a }} WHERE {{ ?a <{KNOWS.value}> ?b }}")
+    assert isinstance(constructed, list)
+    assert set(constructed) == {t(GRACE, KNOWS, ADA), t(ALAN, KNOWS, GRACE)}
+    described = loaded.query(f"DESCRIBE <{GRACE.value}>")
+    assert isinstance(described, list)
+    assert set(described) == set(GRACE_GRAPH)
+
+
+def test_project_prefixes_are_predeclared_and_a_query_may_declare_its_own(loaded: Store) -> None:
+    assert len(select(loaded, "SELECT ?n WHERE { ?who schema:name ?n }")) == 2
+    own = "PREFIX schema: <http://example.org/not-schema/>\nSELECT ?n WHERE { ?who schema:name ?n }"
+    assert len(select(loaded, own)) == 0
+
+
+def test_queries_see_the_union_of_the_named_graphs(loaded: Store) -> None:
+    path = select(loaded, f"SELECT ?c WHERE {{ <{ADA.value}> <{KNOWS.value}>/<{KNOWS.value}> ?c }}")
+    assert [row["c"] for row in path] == [ALAN]  # ada→grace in one graph, grace→alan in the other
+    by_graph = select(loaded, "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g")
+    assert [(row["g"].value, row["n"].value) for row in by_graph] == [(G1, "3"), (G2, "2")]
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        ox.Literal("Ada Lovelace", language="en"),
+        ox.Literal("Grace Hopper"),
+        ox.Literal("36", datatype=ox.NamedNode(XSD + "integer")),
+    ],
+    ids=["language", "plain", "datatype"],
+)
+def test_bind_literals_exactly(loaded: Store, term: ox.Literal) -> None:
+    # ?value is not projected: pyoxigraph cannot substitute it, so this checks the VALUES path too.
+    rows = select(loaded, "SELECT ?who WHERE { ?who ?p ?value }", value=term)
+    assert len(rows) == 1
+    projected = select(loaded, "SELECT ?who ?value WHERE { ?who ?p ?value }", value=term)
+    assert [row["value"] for row in projected] == [term]
+    assert select(loaded, "SELECT ?who WHERE { ?who ?p ?value }", value=ox.Literal(term.value + "x")).rows == ()
+
+
+def test_bind_iris_in_every_query_form(loaded: Store) -> None:
+    assert [r["name"] for r in select(loaded, "SELECT ?name WHERE { ?who schema:name ?name }", who=GRACE)] == [
+        ox.Literal("Grace Hopper")
+    ]
+    assert loaded.query(f"ASK {{ ?who <{KNOWS.value}> ?other }}", {"who": ALAN}) is False
+    constructed = loaded.query(
+        f"CONSTRUCT {{ ?who <{KNOWS.value}> ?o }} WHERE {{ ?who <{KNOWS.value}> ?o }}", {"who": ADA}
+    )
+    assert constructed == [t(ADA, KNOWS, GRACE)]
+    described = loaded.query("DESCRIBE ?who", {"who": GRACE})
+    assert isinstance(described, list) and set(described) == set(GRACE_GRAPH)
+
+
+def test_bindings_in_an_aggregating_query(loaded: Store) -> None:
+    rows = select(loaded, "SELECT (COUNT(*) AS ?n) WHERE { ?who ?p ?o } GROUP BY ?who", who=ADA)
+    assert [row["n"].value for row in rows] == ["3"]
+
+
+def test_an_injection_attempt_is_bound_as_a_literal(loaded: Store) -> None:
+    evil = ox.Literal(INJECTION)
+    loaded.replace_graph(G3, [t(ALAN, NAME, evil)])
+    before = snapshot(loaded)
+    rows = select(loaded, "SELECT ?who WHERE { ?who schema:name ?name }", name=evil)
+    assert [row["who"] for row in rows] == [ALAN]
+    assert loaded.query("ASK { ?who schema:name ?name }", {"name": ox.Literal(INJECTION + " ")}) is False
+    assert loaded.query("ASK { ?who schema:name ?name }", {"name": ox.Literal(INJECTION, language="en")}) is False
+    assert snapshot(loaded) == before
+    assert loaded.query("ASK { <x:a> <x:b> <x:c> }") is False
+
+
+def test_bindings_are_checked(loaded: Store) -> None:
+    with pytest.raises(QueryError, match="variable name"):
+        loaded.query("SELECT ?who WHERE { ?who ?p ?o }", {"?who": ADA})
+    with pytest.raises(QueryError, match="RDF term"):
+        loaded.query("SELECT ?who WHERE { ?who ?p ?o }", {"who": "ada"})  # type: ignore[dict-item]
+
+
+def test_update_is_applied_with_prefixes(store: Store) -> None:
+    store.update(f'INSERT DATA {{ GRAPH <{G1}> {{ <{ADA.value}> schema:name "Ada" }} }}')
+    assert store.graphs() == [G1]
+    assert graph_triples(store, G1) == {t(ADA, NAME, ox.Literal("Ada"))}
+    store.update(f"DELETE WHERE {{ GRAPH <{G1}> {{ ?s schema:name ?n }} }}")
+    assert graph_triples(store, G1) == set()
+
+
+def test_replace_graph_replaces_instead_of_appending(loaded: Store) -> None:
+    new = [t(ADA, NAME, ox.Literal("Augusta Ada King", language="en")), ADA_GRAPH[2]]
+    loaded.replace_graph(G1, new)
+    assert graph_triples(loaded, G1) == set(new)
+    assert graph_triples(loaded, G2) == set(GRACE_GRAPH)
+    loaded.replace_graph(G1, new)  # the same again: idempotent
+    assert graph_triples(loaded, G1) == set(new)
+
+
+def test_replace_graph_with_no_triples_removes_it(loaded: Store) -> None:
+    loaded.replace_graph(G1, [])
+    assert loaded.graphs() == [G2]
+
+
+def test_replace_graphs_replaces_and_drops_in_one_call(loaded: Store) -> None:
+    inferred = [t(GRACE, KNOWS, ADA)]
+    loaded.replace_graphs({G2: [GRACE_GRAPH[0]], G3: inferred}, drop=[G1, EX + "absent-graph"])
+    assert loaded.graphs() == [G2, G3]
+    assert graph_triples(loaded, G2) == {GRACE_GRAPH[0]}
+    assert graph_triples(loaded, G3) == set(inferred)
+
+
+def test_replace_graphs_refuses_a_graph_both_replaced_and_dropped(loaded: Store) -> None:
+    with pytest.raises(ValueError, match="both replaced and dropped"):
+        loaded.replace_graphs({G1: ADA_GRAPH}, drop=[G1])
+
+
+def test_replace_graphs_is_atomic_when_the_input_fails(loaded: Store) -> None:
+    before = snapshot(loaded)
+    with pytest.raises(ValueError, match="half way"):
+        loaded.replace_graphs({G1: [t(ADA, NAME, ox.Literal("Changed"))], G2: failing(GRACE_GRAPH, 1)}, drop=[G3])
+    assert snapshot(loaded) == before  # and, remotely, no staging graph is left
+
+
+def test_drop_graph(loaded: Store) -> None:
+    loaded.drop_graph(G1)
+    assert loaded.graphs() == [G2]
+    assert list(loaded.quads(G1)) == []
+    loaded.drop_graph(G1)  # absent: no error
+
+
+def test_graphs_are_sorted(store: Store) -> None:
+    names = [EX + "g/b", EX + "g/a", EX + "g/c"]
+    store.replace_graphs({name: [t(ADA, NAME, ox.Literal(name))] for name in names})
+    assert store.graphs() == sorted(names)
+
+
+def test_quads_of_all_graphs_and_of_one(loaded: Store) -> None:
+    expected = {ox.Quad(x.subject, x.predicate, x.object, ox.NamedNode(G1)) for x in ADA_GRAPH} | {
+        ox.Quad(x.subject, x.predicate, x.object, ox.NamedNode(G2)) for x in GRACE_GRAPH
+    }
+    assert set(loaded.quads()) == expected
+    assert set(loaded.quads(G2)) == {q for q in expected if q.graph_name == ox.NamedNode(G2)}
+    assert list(loaded.quads(EX + "no-such-graph")) == []
+
+
+def test_dump_nquads_round_trips_isomorphically(store: Store) -> None:
+    b1, b2 = ox.BlankNode("role1"), ox.BlankNode("role2")
+    graphs = {
+        G1: [*ADA_GRAPH, t(ADA, node("role"), b1), t(b1, NAME, ox.Literal("Analyst")), t(b1, node("next"), b2)],
+        G2: [*GRACE_GRAPH, t(b2, NAME, ox.Literal("shared across graphs"))],
+    }
+    store.replace_graphs(graphs)
+    dumped = store.dump(ox.RdfFormat.N_QUADS)
+    parsed = list(ox.parse(dumped, format=ox.RdfFormat.N_QUADS))
+    original = [ox.Quad(x.subject, x.predicate, x.object, ox.NamedNode(g)) for g, xs in graphs.items() for x in xs]
+    assert canonical(parsed) == canonical(original)
+    assert canonical(store.quads()) == canonical(original)
+
+
+def test_dump_turtle_is_the_union_of_the_graphs(loaded: Store) -> None:
+    loaded.replace_graph(G3, [GRACE_GRAPH[0], t(ALAN, NAME, ox.Literal("Alan Turing"))])  # one triple twice
+    turtle = loaded.dump(ox.RdfFormat.TURTLE)
+    triples = [q.triple for q in ox.parse(turtle, format=ox.RdfFormat.TURTLE)]
+    assert len(triples) == len(set(triples))
+    assert set(triples) == {*ADA_GRAPH, *GRACE_GRAPH, t(ALAN, NAME, ox.Literal("Alan Turing"))}
+    assert b"@prefix schema: <http://schema.org/>" in turtle
+
+
+def test_blank_nodes_survive_and_can_be_bound_again(store: Store) -> None:
+    role = ox.BlankNode("role")
+    store.replace_graph(G1, [t(ADA, node("role"), role), t(role, NAME, ox.Literal("Analyst"))])
+    rows = select(store, f"SELECT ?role WHERE {{ <{ADA.value}> <{EX}role> ?role }}")
+    (found,) = (row["role"] for row in rows)
+    assert isinstance(found, ox.BlankNode)
+    names = select(store, "SELECT ?role ?name WHERE { ?role schema:name ?name }", role=found)
+    assert [row["name"] for row in names] == [ox.Literal("Analyst")]
+    assert store.query("ASK { ?role schema:name ?name FILTER(isBlank(?role) || isIRI(?role)) }") is True
+
+
+def test_malformed_query_raises_query_error_with_line_and_column(loaded: Store) -> None:
+    sparql = "SELECT ?who\nWHERE {\n  ?who schema:name ?name .\n  FILTER(?name = ) }"
+    with pytest.raises(QueryError, match=r"^line 4, column \d+: "):
+        loaded.query(sparql)
+    with pytest.raises(QueryError, match=r"^line 4, column \d+: "):
+        loaded.query(sparql, {"who": ADA})  # positions refer to the caller's text, not what was sent
+
+
+def test_malformed_update_raises_query_error(store: Store) -> None:
+    with pytest.raises(QueryError, match=r"line 1, column \d+"):
+        store.update("INSERT DATA { GRAPH <x:g> { <x:a> <x:b> } }")
+    assert store.graphs() == []
+
+
+def test_service_is_refused(loaded: Store) -> None:
+    with pytest.raises(QueryError, match="SERVICE is not allowed"):
+        loaded.query("SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }")
+    with pytest.raises(QueryError, match="LOAD is not allowed"):
+        loaded.update("LOAD <http://127.0.0.1:9/data.ttl>")
+
+
+# -- embedded only ------------------------------------------------------------------------------
+
+
+def test_on_disk_store_persists_after_close_and_reopen(tmp_path: Path) -> None:
+    location = tmp_path / "store"
+    with OxigraphStore(location) as first:
+        first.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+    with pytest.raises(StoreError, match="closed"):
+        first.graphs()
+    with OxigraphStore(location) as second:
+        assert second.graphs() == [G1, G2]
+        assert graph_triples(second, G1) == set(ADA_GRAPH)
+    reader = OxigraphStore(location, read_only=True)
+    assert reader.graphs() == [G1, G2]
+    with pytest.raises(StoreError, match="read-only"):
+        reader.drop_graph(G1)
+    reader.close()
+
+
+def test_a_store_directory_opens_once(tmp_path: Path) -> None:
+    with OxigraphStore(tmp_path / "store"), pytest.raises(StoreError, match="cannot open the store"):
+        OxigraphStore(tmp_path / "store")
+
+
+def test_embedded_write_failure_leaves_the_store_as_before(tmp_path: Path) -> None:
+    with OxigraphStore(tmp_path / "store") as store:
+        store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+        before = store.dump(ox.RdfFormat.N_QUADS)
+        with pytest.raises(TypeError):
+            store.replace_graphs({G3: GRACE_GRAPH, G1: [*ADA_GRAPH[:1], "not a triple"]}, drop=[G2])  # type: ignore[list-item]
+        assert store.dump(ox.RdfFormat.N_QUADS) == before
+
+
+def test_embedded_failure_after_staging_removes_the_staging_graph(tmp_path: Path) -> None:
+    with OxigraphStore(tmp_path / "store") as store:
+        store.replace_graphs({G1: ADA_GRAPH})
+        before = store.dump(ox.RdfFormat.N_QUADS)
+        role = ox.BlankNode("role")  # blank nodes: this graph is staged with Store.extend first
+        with pytest.raises(ValueError, match="half way"):
+            store.replace_graphs({G2: [t(GRACE, node("role"), role)], G3: failing(GRACE_GRAPH, 1)})
+        assert not any(is_staging(g) for g in store.store.named_graphs())
+        assert store.dump(ox.RdfFormat.N_QUADS) == before
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["memory", "disk"])
+def test_embedded_blank_nodes_keep_their_labels(tmp_path: Path, on_disk: bool) -> None:
+    store = OxigraphStore(tmp_path / "store" if on_disk else "memory:")
+    role = ox.BlankNode("fhorace-heb0")
+    store.replace_graph(G1, [t(ADA, node("role"), role), t(role, NAME, ox.Literal("Analyst"))])
+    assert {q.subject for q in store.quads(G1)} == {ADA, role}
+    assert store.query("ASK { ?role schema:name ?name FILTER(isBlank(?role)) }") is True
+    store.close()
+
+
+def test_staging_left_by_a_crash_is_removed_when_the_store_is_next_opened(tmp_path: Path) -> None:
+    with OxigraphStore(tmp_path / "store") as store:
+        store.replace_graphs({G1: ADA_GRAPH})
+        leftover = ox.NamedNode(STAGING_GRAPH_PREFIX + "crashed/0")
+        store.store.add(ox.Quad(GRACE, NAME, ox.Literal("half-written"), leftover))  # as a crash would leave it
+        assert store.graphs() == [G1] and len(list(store.quads())) == len(ADA_GRAPH)  # hidden already
+    with OxigraphStore(tmp_path / "store") as reopened:
+        assert list(reopened.store.named_graphs()) == [ox.NamedNode(G1)]
+
+
+def test_open_store_follows_the_settings(settings: Settings) -> None:
+    embedded = open_store(settings)
+    assert isinstance(embedded, OxigraphStore) and embedded.location == "memory:"
+    remote = open_store(settings.with_overrides(endpoint="http://127.0.0.1:7878/query"))
+    assert isinstance(remote, RemoteStore)
+    assert (remote.update_endpoint, remote.graph_store_endpoint) == (
+        "http://127.0.0.1:7878/update",
+        "http://127.0.0.1:7878/store",
+    )
+
+
+# -- remote only --------------------------------------------------------------------------------
+
+
+def server_select(server: OxigraphServer, sparql: str) -> bytes:
+    """Ask the server directly, bypassing RemoteStore (to see what is really stored)."""
+    request = urllib.request.Request(
+        server.query_endpoint,
+        data=urllib.parse.urlencode({"query": sparql}).encode(),
+        headers={"Accept": "application/n-triples, application/sparql-results+json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return bytes(response.read())
+
+
+def test_remote_blank_nodes_are_skolemized_on_the_server(oxigraph_server: OxigraphServer) -> None:
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    role = ox.BlankNode("r1")
+    store.replace_graph(G1, [t(ADA, node("role"), role)])
+    stored = server_select(oxigraph_server, "CONSTRUCT WHERE { ?s ?p ?o }")
+    assert f"<{GENID}r1>".encode() in stored and b"_:" not in stored
+    assert list(store.quads(G1)) == [ox.Quad(ADA, node("role"), role, ox.NamedNode(G1))]  # label kept
+
+
+def test_remote_rejected_graph_changes_nothing(oxigraph_server: OxigraphServer) -> None:
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+    before = snapshot(store)
+    rejected = t(ALAN, NAME, ox.Literal("x", datatype=ox.NamedNode(RDF_LANG_STRING)))  # no language tag
+    with pytest.raises(RemoteError, match=r"/store\?graph=.* answered HTTP 400"):
+        store.replace_graphs({G1: [ADA_GRAPH[0]], G2: [rejected], G3: GRACE_GRAPH})
+    assert snapshot(store) == before
+    assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+
+
+def test_remote_failed_swap_changes_nothing(oxigraph_server: OxigraphServer) -> None:
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+    before = snapshot(store)
+    closed = f"http://127.0.0.1:{free_closed_port()}/update"
+    broken = RemoteStore(oxigraph_server.query_endpoint, update_endpoint=closed)
+    with pytest.raises(RemoteError, match=r"cannot reach .*/update") as caught:
+        broken.replace_graphs({G1: [ADA_GRAPH[0]], G3: GRACE_GRAPH}, drop=[G2])
+    assert caught.value.hint is not None and "purge_staging" in caught.value.hint
+    assert snapshot(store) == before  # staged graphs stay on the server, but out of sight
+    assert len(store.purge_staging()) == 2
+    assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+
+
+def test_remote_server_stopping_mid_upload_changes_nothing(oxigraph_server: OxigraphServer) -> None:
+    store = RemoteStore(oxigraph_server.query_endpoint, timeout_s=5)
+    store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
+    before = snapshot(store)
+
+    def stop_server_then_yield() -> Iterator[ox.Triple]:
+        oxigraph_server.stop()
+        yield from GRACE_GRAPH
+
+    with pytest.raises(RemoteError, match="cannot reach"):
+        store.replace_graphs({G1: [ADA_GRAPH[0]], G2: stop_server_then_yield()})
+    oxigraph_server.start()
+    assert snapshot(store) == before
+    assert [g.startswith(STAGING_GRAPH_PREFIX) for g in store.purge_staging()] == [True]
+
+
+def test_remote_connection_refused_is_a_clear_remote_error() -> None:
+    store = RemoteStore(f"http://127.0.0.1:{free_closed_port()}/query", timeout_s=2)
+    with pytest.raises(RemoteError, match=r"cannot reach http://127\.0\.0\.1:\d+/query: .*refused") as caught:
+        store.query("ASK {}")
+    assert caught.value.exit_code == 4 and "running" in (caught.value.hint or "")
+    with pytest.raises(RemoteError, match=r"cannot reach .*/store\?graph="):
+        store.replace_graph(G1, ADA_GRAPH)
+
+
+def test_remote_http_errors_name_url_status_and_message(oxigraph_server: OxigraphServer) -> None:
+    wrong_path = RemoteStore(oxigraph_server.base_url + "/nothing-here")
+    with pytest.raises(RemoteError, match=r"/nothing-here answered HTTP 404"):
+        wrong_path.query("ASK {}")
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    with pytest.raises(RemoteError, match=r"/update answered HTTP 500 .*does not exist"):
+        store.update(f"DROP GRAPH <{EX}absent>")
+
+
+def test_remote_html_answer_is_a_remote_error() -> None:
+    with HtmlSite() as url, pytest.raises(RemoteError, match=r"answered with text/html, not SPARQL results"):
+        RemoteStore(url).query("ASK {}")
+
+
+def test_remote_timeout_is_a_remote_error() -> None:
+    with socket.socket() as silent:  # accepts connections (backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/query"
+        with pytest.raises(RemoteError, match=r"did not answer within 0.5 s"):
+            RemoteStore(url, timeout_s=0.5).query("ASK {}")
+
+
+def test_remote_refuses_an_update_given_as_a_query(oxigraph_server: OxigraphServer) -> None:
+    with pytest.raises(QueryError, match="update"):
+        RemoteStore(oxigraph_server.query_endpoint).query("DROP ALL")
+
+
+def test_endpoints_derived_from_the_query_endpoint() -> None:
+    assert derive_endpoints("http://h:7878/query") == ("http://h:7878/update", "http://h:7878/store")
+    assert derive_endpoints("http://h/ds/sparql") == ("http://h/ds/update", "http://h/ds/store")
+    assert derive_endpoints("http://h/endpoint") == ("http://h/endpoint", None)
+    with pytest.raises(StoreError, match="no Graph Store endpoint"):
+        RemoteStore("http://127.0.0.1:9/endpoint").replace_graph(G1, ADA_GRAPH)
+
+
+def test_values_injection_cannot_change_the_query_structure() -> None:
+    """Unit test of the rewriting the remote uses: the literal stays one string token."""
+    sparql = "SELECT ?who WHERE { ?who schema:name ?name }"
+    sent = inline_values(SparqlText.of(sparql), {"name": ox.Literal(INJECTION)}).sent
+    keywords = [tok.keyword for tok in scan(sent) if tok.keyword]
+    assert keywords == ["SELECT", "WHERE", "VALUES"]  # no DROP, no INSERT: they stayed inside the literal
+    store = ox.Store()
+    store.add(ox.Quad(ALAN, NAME, ox.Literal(INJECTION), ox.DefaultGraph()))
+    store.add(ox.Quad(ADA, NAME, ox.Literal("Ada"), ox.DefaultGraph()))
+    solutions = store.query(sent, prefixes={"schema": "http://schema.org/"})
+    assert [s["who"] for s in solutions] == [ALAN]  # type: ignore[union-attr]
+
+
+# -- helpers for the remote failure tests -------------------------------------------------------
+
+
+def free_closed_port() -> int:
+    """A port nothing listens on (bound then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class _HtmlPage(http.server.BaseHTTPRequestHandler):
+    def _page(self) -> None:
+        body = b"<!DOCTYPE html><html><body>Welcome to our site</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _page
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class HtmlSite:
+    """A real HTTP server on 127.0.0.1 that answers every request with an HTML page."""
+
+    def __enter__(self) -> str:
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), _HtmlPage)
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
