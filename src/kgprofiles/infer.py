@@ -29,7 +29,11 @@ def closure(data: Graph, ontology: Graph) -> Inference:
     full = Graph()
     full += ontology
     full += data
-    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(full)
+    # improved_datatypes=False: owlrl would otherwise register literal parsers in rdflib for the rest of
+    # the process, and later validations would judge dates differently.
+    owlrl.DeductiveClosure(
+        owlrl.OWLRL_Semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False
+    ).expand(full)
     errors = []
     for node in full.subjects(RDF.type, ERRNS.ErrorMessage):
         errors.extend(str(m) for m in full.objects(node, ERRNS.error))

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pyoxigraph as ox
 from rdflib import Graph
@@ -86,7 +87,7 @@ def parse_file(path: Path, root: Path, data_dir: Path | None = None) -> SourceFi
         msg = re.sub(r"^Parser error at line \d+ (between columns \d+ and \d+|column \d+): ", "", str(exc.msg))
         raise InputError(f"{display}:{line}:{col}: syntax error: {msg}") from exc
     text = data.decode("utf-8", errors="replace")
-    lines = _subject_lines(text, dict(parser.prefixes), base, triples)
+    lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or base, triples)
     return SourceFile(path, display, graph, triples, lines)
 
 
@@ -128,7 +129,7 @@ def _stable_blank_nodes(graph: str, quads: Iterable[ox.Quad]) -> tuple[ox.Triple
 def _expand(token: str, prefixes: dict[str, str], base: str) -> str | None:
     if token.startswith("<") and token.endswith(">"):
         iri = token[1:-1]
-        return iri if ":" in iri else None
+        return iri if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", iri) else urljoin(base, iri)
     if token.startswith("_:"):
         return None
     prefix, _, local = token.partition(":")

@@ -147,7 +147,8 @@ def validate_graph(
     )
     locate = locate or {}
     results = []
-    for node in report.subjects(RDF.type, SH.ValidationResult):
+    # Only the report's own results: nested sh:detail results (of sh:node) are not results of their own.
+    for node in (r for top in report.subjects(RDF.type, SH.ValidationReport) for r in report.objects(top, SH.result)):
         focus = report.value(node, SH.focusNode)
         key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
         file, line = locate.get(key, (None, None))
