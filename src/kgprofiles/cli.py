@@ -456,3 +456,8 @@ def people(
         raise fail(error) from error
     finally:
         target.close()
+
+
+from kgprofiles.web.command import serve  # noqa: E402
+
+app.command()(serve)

@@ -1,0 +1,105 @@
+"""The ASGI app: ``create_app(settings)`` wires the routes to one store.
+
+Routes:
+  /                                  home: search, counts, topics, organisations
+  /people, /search?q=, /downloads    the people list, search results, whole-graph downloads
+  /downloads/kgprofiles.{nq,ttl,nt,jsonld}
+  /id/{kind}/{slug}[.html|.ttl|.jsonld|.nt]   person, organization, topic, work, source, claim, profile
+  /api/person/{id}, /api/person/{id}/related  JSON
+  /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
+  /static/…                          the stylesheet, the editor's script, YASGUI's files
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from kgprofiles.config import Settings
+from kgprofiles.store.base import Store
+from kgprofiles.web import api, pages, resources, sparql
+from kgprofiles.web.editor import find_editor
+from kgprofiles.web.engine import Limits
+from kgprofiles.web.site import Site
+
+DEFAULT_MAX_ROWS = 100_000
+
+
+def create_app(
+    settings: Settings,
+    store: Store | None = None,
+    write_token: str | None = None,
+    *,
+    query_timeout: float | None = None,
+    max_rows: int | None = None,
+    allow_fetch: bool = False,
+    editor_dir: Path | None = None,
+) -> Starlette:
+    """The web app over ``store`` (default: the store the settings name, opened now and closed
+    when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
+    ``query_timeout`` seconds (default: settings.query_timeout_s) and ``max_rows`` rows; SERVICE
+    and LOAD are refused unless ``allow_fetch``."""
+    owns = store is None
+    if store is None:
+        from kgprofiles.store import open_store
+
+        store = open_store(settings)
+    limits = Limits(
+        timeout_s=query_timeout if query_timeout is not None else settings.query_timeout_s,
+        max_rows=max_rows if max_rows is not None else DEFAULT_MAX_ROWS,
+    )
+    site = Site(
+        settings,
+        store,
+        limits,
+        write_token=write_token or None,
+        allow_fetch=allow_fetch,
+        editor_dir=editor_dir if editor_dir is not None else find_editor(settings.root),
+        owns_store=owns,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            site.close()
+
+    app = Starlette(routes=routes(site), exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    app.state.site = site
+    return app
+
+
+def routes(site: Site) -> list[BaseRoute]:
+    found: list[BaseRoute] = [
+        Route("/", pages.home),
+        Route("/people", pages.people),
+        Route("/search", pages.search),
+        Route("/downloads", pages.downloads),
+        Route("/downloads/{name}", pages.download),
+        Route("/id/{kind}/{name}", resources.resource),
+        Route("/api/person/{id:path}/related", api.related),
+        Route("/api/person/{id:path}", api.person),
+        Route("/sparql", sparql.endpoint, methods=["GET", "POST"]),
+        Route("/sparql/", sparql.endpoint, methods=["GET", "POST"]),
+    ]
+    if site.editor_dir is not None:
+        found.append(Mount("/static/yasgui", StaticFiles(directory=site.editor_dir), name="yasgui"))
+    found.append(Mount("/static", StaticFiles(packages=[("kgprofiles.render", "static")]), name="static"))
+    return found
+
+
+def http_error(request: Request, exc: Exception) -> Response:
+    """404s get the helpful page; other HTTP errors (405…) a plain message."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return pages.not_found(request)
+    return PlainTextResponse(f"{exc.detail}\n", status_code=exc.status_code, headers=exc.headers)

@@ -1,0 +1,118 @@
+"""The query editor at GET /sparql (text/html): YASGUI from the npm package ``@triply/yasgui``,
+served by this app from ``node_modules`` (no CDN), with the project's prefixes and every named
+query of ``queries/`` as a ready-to-run example (its parameters bound to sample values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from kgprofiles.queries import NamedQuery, load_queries
+from kgprofiles.related import weights
+from kgprofiles.render.html import page as render_page
+from kgprofiles.store.base import Term
+from kgprofiles.store.binding import bind_values
+from kgprofiles.store.oxigraph import declared_prefixes, scan
+from kgprofiles.vocab import PREFIXES
+from kgprofiles.web.site import Site, site_of
+
+#: Where ``npm ci`` puts YASGUI's ready-built files, relative to the project root.
+YASGUI_BUILD = Path("node_modules/@triply/yasgui/build")
+#: The example the editor opens with.
+FIRST_EXAMPLE = "people"
+_DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
+
+
+def find_editor(root: Path) -> Path | None:
+    """YASGUI's build directory under ``root``, if ``npm ci`` has installed it."""
+    build = root / YASGUI_BUILD
+    return build if (build / "yasgui.min.js").is_file() else None
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    summary: str
+    query: str
+
+
+def used_prefixes(text: str) -> list[str]:
+    """The project prefixes a query uses without declaring them, in the project's order."""
+    used = {t.text.split(":", 1)[0] for t in scan(text) if t.kind == "word" and ":" in t.text}
+    declared = declared_prefixes(text)
+    return [name for name in PREFIXES if name in used and name not in declared]
+
+
+def with_prologue(text: str) -> str:
+    """The query with PREFIX lines for the project prefixes it uses, after its comment header, so
+    that the editor's syntax check knows them (the endpoint predeclares them anyway)."""
+    lines = text.splitlines(keepends=True)
+    header = 0
+    while header < len(lines) and lines[header].startswith("#"):
+        header += 1
+    prologue = "".join(f"PREFIX {name}: <{PREFIXES[name]}>\n" for name in used_prefixes(text))
+    return "".join(lines[:header]) + prologue + "".join(lines[header:])
+
+
+def sample_values(site: Site) -> dict[str, Term]:
+    """A sample value for each kind of parameter (queries/sample-terms.rq), and the related-people
+    weights for the decimal parameters of related-people.rq."""
+    found: dict[str, Term] = {}
+    rows = site.select("sample-terms").rows
+    row = rows[0] if rows else {}
+    for kind in ("person", "organization", "topic"):
+        if kind in row:
+            found[kind] = row[kind]
+    if "personName" in row:
+        found["string"] = ox.Literal(row["personName"].value.split()[-1])
+    for name, value in weights(site.settings.related_weights).items():
+        found["w" + "".join(part.title() for part in name.split("_"))] = ox.Literal(repr(value), datatype=_DECIMAL)
+    return found
+
+
+def example(query: NamedQuery, samples: dict[str, Term]) -> Example:
+    """A named query with its required parameters bound to samples by a VALUES block (left unbound
+    when some required parameter has no sample: the header still says what it is)."""
+    required = [p for p in query.params if not p.optional]
+    bound = {p.name: samples.get(p.name) or samples.get(p.type) for p in required}
+    text = query.text
+    if required and all(bound.values()):
+        text = bind_values(text, bound)  # type: ignore[arg-type]
+    return Example(query.name, query.summary, with_prologue(text))
+
+
+def examples(site: Site) -> tuple[Example, ...]:
+    def make() -> tuple[Example, ...]:
+        samples = sample_values(site)
+        queries = sorted(
+            load_queries(site.settings.queries_dir).values(), key=lambda q: (q.name != FIRST_EXAMPLE, q.name)
+        )
+        return tuple(example(q, samples) for q in queries)
+
+    return site.cached("examples", make)
+
+
+def page(request: Request) -> HTMLResponse:
+    site = site_of(request)
+    endpoint = str(request.url.replace(query="", fragment="")).rstrip("/")
+    found = examples(site)
+    config = {
+        "endpoint": endpoint,
+        "prefixes": PREFIXES,
+        "examples": [{"name": e.name, "summary": e.summary, "query": e.query} for e in found],
+    }
+    html = render_page(
+        "sparql.html",
+        endpoint=endpoint,
+        editor=site.editor_dir is not None,
+        config=config,
+        examples=found,
+        limits=site.limits,
+        writable=site.write_token is not None,
+        allow_fetch=site.allow_fetch,
+    )
+    return HTMLResponse(html, headers={"Vary": "Accept"})

@@ -1,0 +1,158 @@
+"""The HTML pages: home, people, search, downloads, the page of each kind of resource, and the
+helpful 404. Plain server-rendered HTML from the Jinja templates of ``kgprofiles.render``; no
+JavaScript. Handlers are plain functions: Starlette runs them in its thread pool."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pyoxigraph as ox
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+
+from kgprofiles.errors import KgError
+from kgprofiles.export import MEDIA_TYPES, export_store
+from kgprofiles.render.html import page, person_jsonld
+from kgprofiles.vocab import ID, PREFIXES
+from kgprofiles.web import models
+from kgprofiles.web.negotiation import SUFFIXES, choose
+from kgprofiles.web.site import Site, site_of
+
+#: Whole-graph downloads: file name → (export format, what it is).
+DOWNLOADS = {
+    "kgprofiles.nq": ("nq", "N-Quads: every named graph kept (one per data file, the ontology, the inferred triples)"),
+    "kgprofiles.ttl": ("ttl", "Turtle: the union of the graphs, with the project's prefixes"),
+    "kgprofiles.nt": ("nt", "N-Triples: the union of the graphs, one triple a line"),
+    "kgprofiles.jsonld": ("jsonld", "JSON-LD: the union of the graphs, compacted with the project's @context"),
+}
+PAGE_SIZE = 100
+
+
+def html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
+    return HTMLResponse(body, status_code=status, headers=headers)
+
+
+def alternates(iri: str) -> list[tuple[str, str]]:
+    """(media type, URL) of each data form of a resource, for <link rel="alternate">."""
+    path = "/id/" + iri[len(ID) :]
+    return [(media, path + suffix) for suffix, media in SUFFIXES.items() if media != "text/html"]
+
+
+def curie(iri: str) -> str:
+    for prefix, namespace in PREFIXES.items():
+        if iri.startswith(namespace) and iri != namespace:
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return iri
+
+
+# ------------------------------------------------------------------------------ site pages
+
+
+def home(request: Request) -> Response:
+    site = site_of(request)
+    return html(page("home.html", home=models.home(site)))
+
+
+def people(request: Request) -> Response:
+    site = site_of(request)
+    text = request.query_params.get("q") or None
+    try:
+        page_number = max(int(request.query_params.get("page", "1")), 1)
+    except ValueError:
+        page_number = 1
+    rows = site.views.people(text)
+    start = (page_number - 1) * PAGE_SIZE
+    return html(
+        page(
+            "people.html",
+            rows=rows[start : start + PAGE_SIZE],
+            total=len(rows),
+            q=text or "",
+            page_number=page_number,
+            pages=max((len(rows) + PAGE_SIZE - 1) // PAGE_SIZE, 1),
+        )
+    )
+
+
+def search(request: Request) -> Response:
+    site = site_of(request)
+    text = (request.query_params.get("q") or "").strip()
+    hits = models.search(site, text) if text else ()
+    return html(page("search.html", q=text, hits=hits))
+
+
+def downloads(request: Request) -> Response:
+    return html(page("downloads.html", downloads=DOWNLOADS, media_types=MEDIA_TYPES))
+
+
+def download(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in DOWNLOADS:
+        raise HTTPException(404)
+    fmt = DOWNLOADS[name][0]
+    body = export_store(site_of(request).store, fmt)
+    return Response(
+        body,
+        media_type=MEDIA_TYPES[fmt],
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+# ------------------------------------------------------------------------------ resource pages
+
+
+def resource_page(site: Site, kind: str, iri: str) -> str:
+    """The HTML page of one resource (NotFound when there is none)."""
+    links = alternates(iri)
+    if kind == "person":
+        profile = site.views.profile(ox.NamedNode(iri))
+        return page("profile.html", p=profile, jsonld=person_jsonld(profile), alternates=links)
+    if kind == "organization":
+        return page("organization.html", o=site.views.organization(iri), alternates=links)
+    if kind == "topic":
+        return page("topic.html", t=site.views.topic(iri), alternates=links)
+    if kind == "work":
+        return page("work.html", w=models.work(site, iri), alternates=links)
+    if kind == "source":
+        return page("source.html", s=models.source(site, iri), alternates=links)
+    triples = models.description(site, iri)
+    if not triples:
+        raise models.NotFound(f"nothing is said about {iri}")
+    subject = ox.NamedNode(iri)
+    rows = [
+        (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, t.object.value)
+        for t in triples
+        if t.subject == subject
+    ]
+    return page("resource.html", iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def suggestions(site: Site, path: str) -> Sequence[models.SearchHit]:
+    """Things whose name contains the longest word of the path's last part."""
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    last = re.sub(r"\.(html|ttl|jsonld|nt)$", "", last)
+    words = sorted((w for w in re.split(r"[^A-Za-z0-9]+", last) if len(w) >= 3), key=len, reverse=True)
+    if not words:
+        return ()
+    try:
+        return models.search(site, words[0])[:10]
+    except KgError:
+        return ()
+
+
+def not_found(request: Request, message: str | None = None) -> Response:
+    """A 404 that helps: what was asked for, things with a similar name, and where to go from here.
+    JSON for the API, plain text for a client that does not want HTML."""
+    path = request.url.path
+    message = message or f"There is no page at {path}."
+    if path.startswith("/api/"):
+        return JSONResponse({"error": message}, status_code=404)
+    if choose(request.headers.get("accept"), ("text/html", "text/plain")) != "text/html":
+        return PlainTextResponse(message + "\n", status_code=404)
+    site = site_of(request)
+    return html(page("not_found.html", path=path, message=message, hits=suggestions(site, path)), status=404)
