@@ -1,0 +1,249 @@
+"""/sparql over HTTP (uvicorn on 127.0.0.1, httpx as the client): the SPARQL 1.1 Protocol's three
+ways in, results by Accept, errors, limits, refusals, the service description and the editor page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pyoxigraph as ox
+import pytest
+from rdflib import Graph, Namespace, URIRef
+
+from kgprofiles.config import Settings
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.vocab import PERSON
+from kgprofiles.web import create_app
+from web.server import serving
+
+SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
+NAMES = "SELECT ?person ?name WHERE { ?person a kgp:Person ; kgp:name ?name } ORDER BY ?name"
+HORACE = str(PERSON["horace-he"])
+TOKEN = "secret-token"
+
+
+@pytest.fixture(scope="module")
+def client(settings: Settings, seed_store) -> Iterator[httpx.Client]:
+    with serving(create_app(settings, seed_store)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def writable(settings: Settings) -> Iterator[httpx.Client]:
+    app = create_app(settings, OxigraphStore("memory:"), write_token=TOKEN)
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c
+
+
+def names_from_json(response: httpx.Response) -> list[str]:
+    assert response.status_code == 200, response.text
+    return [b["name"]["value"] for b in response.json()["results"]["bindings"]]
+
+
+def test_get_form_post_and_direct_post_give_the_same_rows(client: httpx.Client) -> None:
+    accept = {"Accept": "application/sparql-results+json"}
+    by_get = names_from_json(client.get("/sparql", params={"query": NAMES}, headers=accept))
+    by_form = names_from_json(client.post("/sparql", data={"query": NAMES}, headers=accept))
+    direct = client.post("/sparql", content=NAMES, headers={**accept, "Content-Type": "application/sparql-query"})
+    assert by_get == by_form == names_from_json(direct)
+    assert "Horace He" in by_get and len(by_get) == 11
+
+
+@pytest.mark.parametrize(
+    ("accept", "content_type"),
+    [
+        ("application/sparql-results+json", "application/sparql-results+json"),
+        ("application/sparql-results+xml", "application/sparql-results+xml"),
+        ("text/csv", "text/csv"),
+        ("text/tab-separated-values", "text/tab-separated-values"),
+        ("application/json", "application/sparql-results+json"),
+        ("text/csv;q=0.5, application/sparql-results+xml", "application/sparql-results+xml"),
+        ("*/*", "application/sparql-results+json"),
+    ],
+)
+def test_select_results_by_accept(client: httpx.Client, accept: str, content_type: str) -> None:
+    response = client.get("/sparql", params={"query": NAMES}, headers={"Accept": accept})
+    assert response.status_code == 200
+    assert response.headers["content-type"].split(";")[0] == content_type
+    assert "accept" in response.headers["vary"].lower()
+    if content_type == "text/csv":
+        rows = list(csv.reader(io.StringIO(response.text)))
+        assert rows[0] == ["person", "name"] and len(rows) == 12
+    else:
+        fmt = ox.QueryResultsFormat.from_media_type(content_type)
+        solutions = list(ox.parse_query_results(response.content, format=fmt))  # type: ignore[arg-type]
+        assert len(solutions) == 11
+        assert {s["name"].value for s in solutions} >= {"Horace He"}
+
+
+@pytest.mark.parametrize(
+    "accept", ["text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml"]
+)
+def test_construct_and_describe_results_by_accept(client: httpx.Client, accept: str) -> None:
+    construct = "CONSTRUCT { ?p schema:name ?n } WHERE { ?p a kgp:Person ; kgp:name ?n }"
+    for query in (construct, f"DESCRIBE <{HORACE}>"):
+        response = client.post("/sparql", data={"query": query}, headers={"Accept": accept})
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].split(";")[0] == accept
+        graph = Graph().parse(data=response.content, format={"application/ld+json": "json-ld"}.get(accept, accept))
+        assert (URIRef(HORACE), None, None) in graph
+
+
+def test_ask_in_json_and_xml(client: httpx.Client) -> None:
+    query = f"ASK {{ <{HORACE}> kgp:name 'Horace He' }}"
+    as_json = client.get("/sparql", params={"query": query}, headers={"Accept": "application/sparql-results+json"})
+    assert as_json.json() == {"head": {}, "boolean": True}
+    as_xml = client.get("/sparql", params={"query": query}, headers={"Accept": "application/sparql-results+xml"})
+    assert bool(ox.parse_query_results(as_xml.content, format=ox.QueryResultsFormat.XML)) is True
+
+
+def test_a_client_that_accepts_nothing_we_offer_gets_the_default_form(client: httpx.Client) -> None:
+    response = client.get(
+        "/sparql",
+        params={"query": "CONSTRUCT WHERE { ?s kgp:name ?n }"},
+        headers={"Accept": "application/sparql-results+xml"},
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/turtle")
+
+
+def test_a_malformed_query_gets_400_with_the_parsers_message(client: httpx.Client) -> None:
+    response = client.get("/sparql", params={"query": "SELECT ?x WHERE {\n  ?x kgp:name \n"})
+    assert response.status_code == 400
+    assert response.text.startswith("line 3, column 1:")
+    assert "expected" in response.text
+
+
+def test_protocol_errors(client: httpx.Client) -> None:
+    assert client.put("/sparql", params={"query": "ASK {}"}).status_code == 405
+    assert client.post("/sparql", content="ASK {}", headers={"Content-Type": "text/plain"}).status_code == 415
+    both = client.post("/sparql", data={"query": "ASK {}", "update": "CLEAR ALL"})
+    assert both.status_code == 400 and "both" in both.text
+    assert client.get("/sparql", params=[("query", "ASK {}"), ("query", "ASK {}")]).status_code == 400
+    assert client.get("/sparql", params={"query": "ASK {}", "default-graph-uri": "not an iri"}).status_code == 400
+
+
+def test_updates_are_refused_read_only(client: httpx.Client) -> None:
+    for response in (
+        client.post("/sparql", data={"update": "CLEAR ALL"}),
+        client.post("/sparql", content="CLEAR ALL", headers={"Content-Type": "application/sparql-update"}),
+        client.post(
+            "/sparql",
+            content="CLEAR ALL",
+            headers={"Content-Type": "application/sparql-update", "Authorization": f"Bearer {TOKEN}"},
+        ),
+    ):
+        assert response.status_code == 403
+        assert "read-only" in response.text
+    assert names_from_json(client.get("/sparql", params={"query": NAMES}))  # still all there
+
+
+def test_service_is_refused(client: httpx.Client) -> None:
+    response = client.get(
+        "/sparql", params={"query": "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }"}
+    )
+    assert response.status_code == 403
+    assert "SERVICE is not allowed" in response.text
+
+
+def test_the_protocol_dataset_overrides_the_union(client: httpx.Client) -> None:
+    graph = "https://w3id.org/kgprofiles/graph/file/people/horace-he.ttl"
+    query = "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p a kgp:Person }"
+    everyone = client.get("/sparql", params={"query": query}).json()["results"]["bindings"][0]["n"]["value"]
+    one_file = client.get("/sparql", params={"query": query, "default-graph-uri": graph})
+    assert (everyone, one_file.json()["results"]["bindings"][0]["n"]["value"]) == ("11", "1")
+    named = client.get(
+        "/sparql", params={"query": "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", "named-graph-uri": graph}
+    )
+    assert [b["g"]["value"] for b in named.json()["results"]["bindings"]] == [graph]
+
+
+def test_the_row_limit_says_it_was_hit(settings: Settings, seed_store) -> None:
+    with serving(create_app(settings, seed_store, max_rows=5)) as url:
+        too_many = httpx.get(f"{url}/sparql", params={"query": NAMES})
+        assert too_many.status_code == 422
+        assert too_many.headers["x-kgprofiles-limit"] == "rows"
+        assert "row limit hit" in too_many.text and "more than 5 rows" in too_many.text
+        assert httpx.get(f"{url}/sparql", params={"query": NAMES + " LIMIT 5"}).status_code == 200
+        triples = httpx.get(f"{url}/sparql", params={"query": "CONSTRUCT WHERE { ?s ?p ?o }"})
+        assert triples.status_code == 422
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * WHERE { ?a ?p ?x . ?b ?q ?y }",  # streams: stopped between rows
+        "SELECT (COUNT(*) AS ?c) WHERE { ?a ?p ?x . ?b ?q ?y FILTER (STR(?x) < STR(?y)) }",  # one slow row
+    ],
+)
+def test_the_time_limit_says_it_was_hit(settings: Settings, seed_store, query: str) -> None:
+    with serving(create_app(settings, seed_store, query_timeout=0.1, max_rows=100_000_000)) as url:
+        started = time.monotonic()
+        response = httpx.get(f"{url}/sparql", params={"query": query}, timeout=30)
+        assert response.status_code == 503, response.text[:200]
+        assert response.headers["x-kgprofiles-limit"] == "time"
+        assert "time limit hit" in response.text and "0.1 s" in response.text
+        assert time.monotonic() - started < 5
+
+
+def test_service_description_in_turtle(client: httpx.Client) -> None:
+    response = client.get("/sparql", headers={"Accept": "text/turtle"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/turtle")
+    graph = Graph().parse(data=response.text, format="turtle")
+    service = URIRef(str(client.base_url) + "/sparql")
+    assert (service, SD.endpoint, service) in graph
+    assert (service, SD.supportedLanguage, SD.SPARQL11Query) in graph
+    assert (service, SD.supportedLanguage, SD.SPARQL11Update) not in graph
+    names = set(graph.objects(None, SD.name))
+    assert URIRef("https://w3id.org/kgprofiles/graph/inferred") in names
+
+
+def test_the_editor_page_is_served_without_a_cdn(client: httpx.Client) -> None:
+    page = client.get("/sparql", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    html = page.text
+    assert "/static/yasgui/yasgui.min.js" in html and "/static/editor.js" in html
+    for external in ("cdn", "unpkg", "jsdelivr", "googleapis"):
+        assert external not in html
+    config = json.loads(html.split('id="sparql-config">', 1)[1].split("</script>", 1)[0])
+    assert config["prefixes"]["kgp"] == "https://w3id.org/kgprofiles/ontology#"
+    names = [e["name"] for e in config["examples"]]
+    assert names[0] == "people" and {"person", "related-people", "org-members"} <= set(names)
+    person = next(e for e in config["examples"] if e["name"] == "person")["query"]
+    assert "PREFIX kgp: <https://w3id.org/kgprofiles/ontology#>" in person and "VALUES (?person)" in person
+    script = client.get("/static/yasgui/yasgui.min.js")
+    assert script.status_code == 200 and len(script.content) > 100_000
+
+
+def test_every_example_runs(client: httpx.Client) -> None:
+    page = client.get("/sparql", headers={"Accept": "text/html"}).text
+    config = json.loads(page.split('id="sparql-config">', 1)[1].split("</script>", 1)[0])
+    for example in config["examples"]:
+        response = client.post("/sparql", data={"query": example["query"]})
+        assert response.status_code == 200, (example["name"], response.text)
+
+
+def test_updates_with_the_write_token(writable: httpx.Client) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    inserted = writable.post(
+        "/sparql", data={"update": "INSERT DATA { GRAPH <urn:g> { <urn:s> kgp:name 'S' } }"}, headers=auth
+    )
+    assert inserted.status_code == 204, inserted.text
+    based = writable.post(
+        "/sparql",
+        content="INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <relative> } }",
+        headers={**auth, "Content-Type": "application/sparql-update"},
+    )
+    assert based.status_code == 204
+    rows = writable.get("/sparql", params={"query": "SELECT ?o WHERE { <urn:s> <urn:p> ?o }"}).json()
+    assert rows["results"]["bindings"][0]["o"]["value"] == str(writable.base_url) + "/relative"
+    bad = writable.post("/sparql", data={"update": "CLEAR XYZ"}, headers=auth)
+    assert bad.status_code == 400 and "line 1" in bad.text
+    load = writable.post("/sparql", data={"update": "LOAD <http://127.0.0.1:9/data.ttl>"}, headers=auth)
+    assert load.status_code == 403 and "LOAD is not allowed" in load.text
+    description = Graph().parse(data=writable.get("/sparql", headers={"Accept": "text/turtle"}).text, format="turtle")
+    assert (None, SD.supportedLanguage, SD.SPARQL11Update) in description
