@@ -24,10 +24,11 @@ unchanged and the staging graphs are removed. Staging graphs are hidden from ``g
 commits; after a crash they are removed the next time the store is opened for writing (the
 directory lock guarantees no other writer is using them).
 
-Measured with pyoxigraph 0.5.13, one graph of 100,000 triples (scripts in the report, not kept):
-in memory / on disk, first load 0.7 s / 1.6 s; the same triples again 0.5 s / 0.7 s; all different
-triples 1.5 s / 5 s; with blank nodes (extend + MOVE) about 1 s / 7 s. The update text is built in
-memory (~100 bytes a triple).
+Measured with pyoxigraph 0.5.13 on a shared, busy machine (times vary about 2x), replacing one
+graph of 100,000 triples, in memory / on disk: first load 0.7-2.4 s / 1.6-2.9 s; the same triples
+again 0.5 s / 0.5-0.7 s; all different triples 1.5-2 s / 5-10 s; with blank nodes (extend into
+staging + MOVE, over an old graph of the same size) 1.6-2.8 s / 12-19 s. For 10,000 triples every
+case is under 0.7 s on disk. The update text is built in memory (~100 bytes a triple).
 
 Module-level helpers here (``scan``, ``inline_values``, ``SparqlText``, ``serialize_dataset``…) are
 shared with the remote backend, which cannot use substitutions at all.
