@@ -45,7 +45,10 @@ target. If anything fails, the staging graphs are dropped (best effort: if the s
 stay, invisible to ``graphs()`` and ``quads()``; ``purge_staging()`` removes them). While graphs
 are staged, readers of the union default graph can see the staged triples next to the old ones.
 Costs: each triple crosses the network once, the server stores it twice (staging, then MOVE), and
-each graph's N-Triples text is built in memory before its PUT.
+each graph's N-Triples text is built in memory before its PUT. Measured against a local
+``oxigraph serve`` 0.5.13 on disk: replacing a graph of 10,000 triples takes about 1 s; of 100,000
+triples 10-19 s (PUT ~3 s, the DROP + MOVE update 7-11 s; a bare PUT over the target, which would
+not be atomic across graphs, ~8 s).
 """
 
 from __future__ import annotations
