@@ -1,0 +1,171 @@
+"""A small scripted HTTP server on loopback for the client's fault tests: 429 with Retry-After,
+503, HTML instead of results, a slow answer and a trickling one.
+
+Each path gets a script, a list of replies served in order (the last one repeats). Every request
+is recorded with its arrival time and headers, so tests can count requests and measure waits.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+SPARQL_JSON = "application/sparql-results+json"
+
+
+def closed_port_url() -> str:
+    """A loopback URL nothing listens on: the endpoint that cannot be reached."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    return f"http://127.0.0.1:{port}/sparql"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer. ``delay_s`` waits before the status line; ``trickle_s`` sends the body
+    a byte at a time with that pause between bytes."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_s: float = 0.0
+    trickle_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Recorded:
+    path: str
+    method: str
+    headers: dict[str, str]
+    query: str | None
+    at: float  # time.monotonic() on arrival
+
+
+def results(variables: Sequence[str] = ("x",), rows: Sequence[dict[str, str]] = ({"x": "1"},)) -> bytes:
+    """A SPARQL JSON result whose values are plain literals."""
+    bindings = [{k: {"type": "literal", "value": v} for k, v in row.items()} for row in rows]
+    return json.dumps({"head": {"vars": list(variables)}, "results": {"bindings": bindings}}).encode()
+
+
+def ok(variables: Sequence[str] = ("x",), rows: Sequence[dict[str, str]] = ({"x": "1"},)) -> Reply:
+    return Reply(200, results(variables, rows), (("Content-Type", SPARQL_JSON),))
+
+
+def too_many(retry_after: str | None = "1") -> Reply:
+    headers = (("Retry-After", retry_after),) if retry_after is not None else ()
+    return Reply(429, b"Too Many Requests", (("Content-Type", "text/plain"), *headers))
+
+
+def unavailable(retry_after: str | None = None) -> Reply:
+    headers = (("Retry-After", retry_after),) if retry_after is not None else ()
+    return Reply(503, b"Service Unavailable", (("Content-Type", "text/plain"), *headers))
+
+
+HTML_PAGE = b"<!DOCTYPE html><html><head><title>Wikimedia Error</title></head><body>Our servers are busy</body></html>"
+
+
+def html(content_type: str = "text/html; charset=utf-8") -> Reply:
+    return Reply(200, HTML_PAGE, (("Content-Type", content_type),))
+
+
+@dataclass
+class _State:
+    scripts: dict[str, list[Reply]] = field(default_factory=dict)
+    served: dict[str, int] = field(default_factory=dict)
+    requests: list[Recorded] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    closing: threading.Event = field(default_factory=threading.Event)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        state = self.server.state
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query).get("query", [None])[0]
+        if self.command == "POST":
+            length = int(self.headers.get("Content-Length", "0"))
+            form = parse_qs(self.rfile.read(length).decode("utf-8"))
+            query = form.get("query", [query])[0]
+        with state.lock:
+            state.requests.append(
+                Recorded(parts.path, self.command, dict(self.headers.items()), query, time.monotonic())
+            )
+            script = state.scripts.get(parts.path, [Reply(404, b"no script for this path")])
+            index = state.served.get(parts.path, 0)
+            state.served[parts.path] = index + 1
+            reply = script[min(index, len(script) - 1)]
+        if reply.delay_s and state.closing.wait(reply.delay_s):
+            return
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            if reply.trickle_s:
+                for byte in reply.body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    if state.closing.wait(reply.trickle_s):
+                        return
+            else:
+                self.wfile.write(reply.body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up, as it should
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: _State
+
+
+class FaultServer:
+    """The scripted server; use as a context manager."""
+
+    def __init__(self) -> None:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.state = _State()
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    def __enter__(self) -> FaultServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.state.closing.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def url(self, path: str) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}{path}"
+
+    def script(self, path: str, *replies: Reply) -> str:
+        """Serve ``replies`` in order at ``path`` (the last one repeats); returns the URL."""
+        with self._server.state.lock:
+            self._server.state.scripts[path] = list(replies)
+            self._server.state.served[path] = 0
+        return self.url(path)
+
+    def requests(self, path: str | None = None) -> list[Recorded]:
+        with self._server.state.lock:
+            return [r for r in self._server.state.requests if path is None or r.path == path]
