@@ -1,0 +1,86 @@
+"""Settings of the Wikidata client: defaults, then ``[kgprofiles.wikidata]`` in kgprofiles.toml, then
+the environment (``KGPROFILES_WIKIDATA_ENDPOINT``, ``KGPROFILES_WIKIDATA_CACHE``), then options."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from kgprofiles import __version__
+from kgprofiles.config import CONFIG_FILE, Settings
+from kgprofiles.errors import InputError
+
+DEFAULT_ENDPOINT = "https://query.wikidata.org/sparql"
+PROJECT_URL = "https://w3id.org/kgprofiles"
+DEFAULT_USER_AGENT = f"kgprofiles/{__version__} ({PROJECT_URL}; Wikidata link and import tools) SPARQLWrapper"
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """How the client talks to a Wikidata SPARQL endpoint. Times are in seconds."""
+
+    endpoint: str = DEFAULT_ENDPOINT
+    user_agent: str = DEFAULT_USER_AGENT
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 65.0  # the whole answer (the public service stops queries at 60 s)
+    max_attempts: int = 4  # requests per query, first try included
+    backoff_s: float = 2.0  # first wait without Retry-After; doubles each retry
+    backoff_max_s: float = 60.0
+    max_retry_after_s: float = 300.0  # a longer Retry-After is an error, not a wait
+    min_interval_s: float = 1.0  # between two requests to the endpoint
+    cache_dir: Path | None = None  # None: no cache
+    cache_max_age_s: float = 24 * 3600.0
+    max_bytes: int = 64 * 1024 * 1024
+    batch_size: int = 200  # ids per request (VALUES rows)
+
+    def with_overrides(self, **changes: object) -> ClientConfig:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_FLOATS = {f.name for f in fields(ClientConfig) if f.type == "float"}
+_INTS = {f.name for f in fields(ClientConfig) if f.type == "int"}
+
+
+def client_config(settings: Settings, **overrides: object) -> ClientConfig:
+    """The client configuration for a project: its kgprofiles.toml, the environment, then ``overrides``."""
+    table: dict[str, object] = {}
+    path = settings.root / CONFIG_FILE
+    if path.exists():
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8")).get("kgprofiles", {}).get("wikidata", {})
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"{path}: {exc}", "fix the TOML syntax of the [kgprofiles.wikidata] table") from exc
+    values: dict[str, object] = {"cache_dir": settings.root / ".kgprofiles" / "cache" / "wikidata"}
+    known = {f.name for f in fields(ClientConfig)}
+    for key, value in table.items():
+        if key not in known:
+            raise InputError(f"{path}: unknown setting wikidata.{key}", f"known settings: {', '.join(sorted(known))}")
+        try:
+            if key in _FLOATS:
+                value = float(value)  # type: ignore[arg-type]
+            elif key in _INTS:
+                value = int(value)  # type: ignore[call-overload]
+            elif key == "cache_dir":
+                value = None if value in ("", False) else _path(settings.root, str(value))
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{path}: wikidata.{key} = {value!r} is not a number") from exc
+        values[key] = value
+    if "KGPROFILES_WIKIDATA_ENDPOINT" in os.environ:
+        values["endpoint"] = os.environ["KGPROFILES_WIKIDATA_ENDPOINT"]
+    if "KGPROFILES_WIKIDATA_CACHE" in os.environ:
+        cache = os.environ["KGPROFILES_WIKIDATA_CACHE"]
+        values["cache_dir"] = _path(settings.root, cache) if cache else None
+    config = ClientConfig(**values)  # type: ignore[arg-type]
+    config = config.with_overrides(**overrides)
+    if not 1 <= config.batch_size <= 200:
+        raise InputError(f"wikidata.batch_size must be 1 to 200, not {config.batch_size}")
+    if config.max_attempts < 1:
+        raise InputError("wikidata.max_attempts must be at least 1")
+    return config
+
+
+def _path(root: Path, value: str) -> Path:
+    p = Path(value).expanduser()
+    return p if p.is_absolute() else root / p

@@ -1,0 +1,264 @@
+"""The Wikidata client against a scripted fault server on loopback: Retry-After on 429 and 503,
+backoff, bounded attempts, HTML and other non-results, slow and trickling answers, an unreachable
+endpoint, the on-disk cache, one request at a time, and VALUES batches. Every test counts the
+requests the server saw, so no loop can run away, and measures the time it took."""
+
+from __future__ import annotations
+
+import email.utils
+import itertools
+import threading
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from conftest import ROOT
+from kgprofiles.link.client import WikidataClient, retry_after
+from kgprofiles.link.config import PROJECT_URL, ClientConfig
+from kgprofiles.link.errors import WikidataBadAnswer, WikidataRateLimited, WikidataTimeout, WikidataUnreachable
+from kgprofiles.link.remote import Wikidata
+from wikidata.faults import (
+    SPARQL_JSON,
+    FaultServer,
+    Reply,
+    closed_port_url,
+    html,
+    ok,
+    results,
+    too_many,
+    unavailable,
+)
+
+pytest_plugins = ["wikidata.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_public_wikidata")
+
+QUERY = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"
+
+
+def config(endpoint: str, **changes: object) -> ClientConfig:
+    base = ClientConfig(
+        endpoint=endpoint,
+        connect_timeout_s=1.0,
+        read_timeout_s=2.0,
+        max_attempts=4,
+        backoff_s=0.05,
+        min_interval_s=0.0,
+        max_retry_after_s=5.0,
+        cache_dir=None,
+    )
+    return base.with_overrides(**changes)
+
+
+class Sleeps:
+    """Records the waits instead of waiting."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def test_request_is_descriptive_and_negotiates_sparql_json(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", ok(("x",), [{"x": "1"}]))
+    result = WikidataClient(config(url)).select(QUERY)
+    assert [row["x"].value for row in result.rows] == ["1"]
+    [request] = fault_server.requests("/sparql")
+    assert request.method == "GET"
+    assert request.query == QUERY
+    agent = request.headers["User-Agent"]
+    assert agent.startswith("kgprofiles/") and PROJECT_URL in agent
+    assert "application/sparql-results+json" in request.headers["Accept"]
+
+
+def test_429_waits_as_retry_after_says(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", too_many("1"), ok())
+    messages: list[str] = []
+    client = WikidataClient(config(url), on_wait=messages.append)
+    started = time.monotonic()
+    client.select(QUERY)
+    elapsed = time.monotonic() - started
+    first, second = fault_server.requests("/sparql")
+    assert second.at - first.at >= 1.0  # the server saw the retry only after the second it asked for
+    assert elapsed < 3.0
+    assert client.stats.requests == 2 and client.stats.retries == 1
+    assert messages == ["wikidata: 429 Too Many Requests; waiting 1.0 s (as Retry-After asks) before attempt 2 of 4"]
+
+
+def test_503_retry_after_as_an_http_date(fault_server: FaultServer) -> None:
+    now = 1_900_000_000.0
+    when = email.utils.formatdate(now + 30, usegmt=True)
+    url = fault_server.script("/sparql", unavailable(when), ok())
+    sleeps = Sleeps()
+    client = WikidataClient(config(url, max_retry_after_s=60), sleep=sleeps, wall=lambda: now)
+    client.select(QUERY)
+    assert sleeps.waits == [30.0]
+    assert len(fault_server.requests("/sparql")) == 2
+
+
+def test_without_retry_after_the_wait_doubles(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", unavailable(), unavailable(), Reply(502), ok())
+    sleeps = Sleeps()
+    WikidataClient(config(url), sleep=sleeps).select(QUERY)
+    assert sleeps.waits == [0.05, 0.1, 0.2]
+    assert len(fault_server.requests("/sparql")) == 4
+
+
+def test_a_service_that_stays_unavailable_is_given_up_on(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", unavailable("0"))
+    started = time.monotonic()
+    with pytest.raises(WikidataRateLimited) as caught:
+        WikidataClient(config(url, max_attempts=3)).select(QUERY)
+    assert time.monotonic() - started < 2.0
+    assert len(fault_server.requests("/sparql")) == 3
+    assert "503 Service Unavailable to all 3 attempts" in caught.value.message
+    assert caught.value.exit_code == 4
+
+
+def test_a_retry_after_beyond_the_limit_fails_at_once(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", too_many("3600"), ok())
+    started = time.monotonic()
+    with pytest.raises(WikidataRateLimited) as caught:
+        WikidataClient(config(url, max_retry_after_s=30)).select(QUERY)
+    assert time.monotonic() - started < 1.0
+    assert len(fault_server.requests("/sparql")) == 1
+    assert "asks us to wait 3600 s, more than the 30 s we wait" in caught.value.message
+
+
+def test_html_instead_of_results_is_an_error_not_data(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", html())
+    with pytest.raises(WikidataBadAnswer) as caught:
+        WikidataClient(config(url)).select(QUERY)
+    assert "answered text/html, not SPARQL results: an HTML page titled 'Wikimedia Error'" in caught.value.message
+    assert "SPARQL endpoint itself" in (caught.value.hint or "")
+    assert len(fault_server.requests("/sparql")) == 1
+
+
+def test_html_labelled_as_results_is_an_error(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", html(SPARQL_JSON))
+    with pytest.raises(WikidataBadAnswer) as caught:
+        WikidataClient(config(url)).select(QUERY)
+    assert "is not valid SPARQL results JSON" in caught.value.message
+
+
+def test_a_refused_query_is_reported_not_retried(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", Reply(400, b"Query is malformed: line 1", (("Content-Type", "text/plain"),)))
+    with pytest.raises(WikidataBadAnswer) as caught:
+        WikidataClient(config(url)).select(QUERY)
+    assert caught.value.message.endswith("answered 400 Bad Request: 'Query is malformed: line 1'")
+    assert len(fault_server.requests("/sparql")) == 1
+
+
+def test_a_slow_answer_times_out(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", Reply(200, results(), (("Content-Type", SPARQL_JSON),), delay_s=5))
+    started = time.monotonic()
+    with pytest.raises(WikidataTimeout) as caught:
+        WikidataClient(config(url, read_timeout_s=0.3)).select(QUERY)
+    assert time.monotonic() - started < 1.5
+    assert "did not answer within 0.3 s" in caught.value.message
+    assert len(fault_server.requests("/sparql")) == 1
+
+
+def test_a_trickling_answer_is_cut_off(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", Reply(200, results(), (("Content-Type", SPARQL_JSON),), trickle_s=0.05))
+    started = time.monotonic()
+    with pytest.raises(WikidataTimeout):
+        WikidataClient(config(url, connect_timeout_s=0.2, read_timeout_s=0.4)).select(QUERY)
+    assert time.monotonic() - started < 1.5  # the whole answer would take over 3 s
+
+
+def test_an_unreachable_endpoint_is_reported_clearly() -> None:
+    url = closed_port_url()
+    started = time.monotonic()
+    with pytest.raises(WikidataUnreachable) as caught:
+        WikidataClient(config(url)).select(QUERY)
+    assert time.monotonic() - started < 1.0
+    assert caught.value.message.startswith(f"cannot reach the Wikidata endpoint {url}: ")
+    assert "--wikidata-endpoint" in (caught.value.hint or "")
+
+
+def test_answers_are_cached_until_they_age(fault_server: FaultServer, tmp_path: Path) -> None:
+    url = fault_server.script("/sparql", ok(("x",), [{"x": "cached"}]))
+    clock = [1_000_000.0]
+    settings = config(url, cache_dir=tmp_path / "cache", cache_max_age_s=60)
+    client = WikidataClient(settings, wall=lambda: clock[0])
+    assert client.select(QUERY).rows[0]["x"].value == "cached"
+    assert client.select(QUERY).rows[0]["x"].value == "cached"
+    assert len(fault_server.requests("/sparql")) == 1 and client.stats.cache_hits == 1
+    clock[0] += 61
+    client.select(QUERY)
+    assert len(fault_server.requests("/sparql")) == 2
+    WikidataClient(settings, use_cache=False, wall=lambda: clock[0]).select(QUERY)
+    assert len(fault_server.requests("/sparql")) == 3
+
+
+def test_a_damaged_cache_entry_is_ignored(fault_server: FaultServer, tmp_path: Path) -> None:
+    url = fault_server.script("/sparql", ok())
+    settings = config(url, cache_dir=tmp_path / "cache")
+    WikidataClient(settings).select(QUERY)
+    [entry] = (tmp_path / "cache").rglob("*.json")
+    entry.write_text("<html>not json", encoding="utf-8")
+    WikidataClient(settings).select(QUERY)
+    assert len(fault_server.requests("/sparql")) == 2
+
+
+def test_one_request_at_a_time(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", Reply(200, results(), (("Content-Type", SPARQL_JSON),), delay_s=0.2))
+    client = WikidataClient(config(url))
+    threads = [threading.Thread(target=client.select, args=(f"{QUERY} # {i}",)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    arrivals = sorted(r.at for r in fault_server.requests("/sparql"))
+    assert len(arrivals) == 3
+    assert all(b - a >= 0.18 for a, b in itertools.pairwise(arrivals))
+
+
+def test_a_minimum_interval_between_requests(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", ok())
+    client = WikidataClient(config(url, min_interval_s=0.3))
+    client.select(QUERY)
+    client.select(QUERY + " # again")
+    first, second = fault_server.requests("/sparql")
+    assert second.at - first.at >= 0.29
+
+
+def test_long_queries_are_posted(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", ok())
+    long_query = QUERY + " #" + "x" * 3000
+    WikidataClient(config(url)).select(long_query)
+    [request] = fault_server.requests("/sparql")
+    assert request.method == "POST" and request.query == long_query
+
+
+def test_ids_are_sent_in_batches_of_values(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", ok(("item", "kind", "value"), []))
+    wikidata = Wikidata(WikidataClient(config(url, batch_size=2)), ROOT / "queries")
+    items = wikidata.items(["Q1", "Q2", "Q3", "Q42", "Q5"])
+    assert not any(i.exists for i in items.values())
+    sent = fault_server.requests("/sparql")
+    assert len(sent) == 3
+    assert [q.query.count("<http://www.wikidata.org/entity/Q") for q in sent if q.query] == [2, 2, 1]
+    for request in sent:  # each batch is a query an engine accepts
+        ox.Store().query(request.query or "")
+
+
+def test_values_are_bound_never_pasted(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", ok(("name", "item", "how"), []))
+    hostile = 'Evil" } } DROP ALL ; SELECT * { "'
+    Wikidata(WikidataClient(config(url)), ROOT / "queries").search([hostile])
+    [request] = fault_server.requests("/sparql")
+    assert str(ox.Literal(hostile, language="en")) in (request.query or "")
+    solutions = ox.Store().query(request.query or "")
+    assert [v.value for v in solutions.variables] == ["name", "item", "how"]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("120", 120.0), ("0", 0.0), ("1.5", 1.5), ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0), ("soon", None), (None, None)],
+)
+def test_retry_after_values(header: str | None, expected: float | None) -> None:
+    assert retry_after(header, time.time()) == expected
