@@ -59,7 +59,7 @@ def test_a_violation_fails_the_build_with_file_line_and_the_store_stays_as_it_wa
     shutil.copy(FIXTURES / "role-ends-before-start.ttl", project.data_dir / "people")
     with pytest.raises(DataRejected) as error:
         build(project)
-    assert "people/role-ends-before-start.ttl:10: violation: The end (2019) is before the start (2020-05)." in str(error.value)
+    assert "people/role-ends-before-start.ttl:8: violation: The end (2019) is before the start (2020-05)." in str(error.value)
     assert canonical_dump(project.store) == before
 
 
@@ -113,7 +113,7 @@ def test_load_of_a_file_with_a_violation_changes_nothing(project: Settings) -> N
     before = canonical_dump(project.store)
     store = OxigraphStore(project.store)
     try:
-        with pytest.raises(DataRejected, match="role-ends-before-start.ttl:10"):
+        with pytest.raises(DataRejected, match="role-ends-before-start.ttl:8"):
             load(project, [FIXTURES / "role-ends-before-start.ttl"], store=store)
     finally:
         store.close()

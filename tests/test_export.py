@@ -26,9 +26,8 @@ def test_whole_graph_export_is_byte_identical_across_runs_and_builds(seed_store,
 
 @pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld"])
 def test_whole_graph_export_round_trips_to_the_stores_union(seed_store, fmt: str) -> None:
-    union = Graph()
-    for quad in seed_store.quads():
-        union.parse(data=str(ox.Triple(quad.subject, quad.predicate, quad.object)) + " .", format="nt")
+    triples = {ox.Triple(q.subject, q.predicate, q.object) for q in seed_store.quads()}
+    union = Graph().parse(data=ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES), format="nt")
     exported = Graph().parse(data=export_store(seed_store, fmt), format=RDFLIB_FORMATS[fmt])
     assert len(exported) == len(union)
     assert isomorphic(exported, union)
@@ -48,7 +47,7 @@ def test_profile_export_is_deterministic_and_holds_the_person_claims_and_sources
     assert export_profile(seed_store, query, HORACE, fmt) == data
     graph = Graph().parse(data=data, format=RDFLIB_FORMATS[fmt])
     subjects = {str(s) for s in graph.subjects()}
-    assert str(HORACE) in subjects
+    assert HORACE.value in subjects
     assert "https://w3id.org/kgprofiles/id/profile/horace-he" in subjects
     assert "https://w3id.org/kgprofiles/id/claim/horace-he-role-pytorch" in subjects
     assert "https://w3id.org/kgprofiles/id/source/pytorch-governance-page" in subjects
@@ -61,5 +60,5 @@ def test_jsonld_is_compacted_with_the_shipped_context(seed_store, settings) -> N
     query = get_query(settings.queries_dir, "person-export")
     doc = json.loads(export_profile(seed_store, query, HORACE, "jsonld"))
     assert doc["@context"]["kgp"] == "https://w3id.org/kgprofiles/ontology#"
-    person = next(n for n in doc["@graph"] if n["@id"] in ("person:horace-he", str(HORACE)))
+    person = next(n for n in doc["@graph"] if n["@id"] in ("person:horace-he", HORACE.value))
     assert person["name"] == "Horace He"

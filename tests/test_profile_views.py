@@ -67,6 +67,11 @@ def test_json_view_follows_its_schema(horace) -> None:
 # ------------------------------------------------------------------ the seed page, item by item
 
 
+def notes(item) -> str:
+    """The item's footnotes as the text view prints them: ascending, comma-separated superscripts."""
+    return superscript(tuple(sorted(item.notes)))
+
+
 def line_with(page: str, fragment: str) -> str:
     lines = [line for line in page.splitlines() if fragment in line]
     assert lines, f"the profile does not carry {fragment!r}"
@@ -76,13 +81,13 @@ def line_with(page: str, fragment: str) -> str:
 def test_header_and_summary(seed, page: str) -> None:
     assert page.startswith(f"{seed.name}\n\n{seed.headline}\n")
     for item in seed.section("Summary"):
-        assert line_with(page, item.text).endswith(item.text + superscript(item.notes))
+        assert line_with(page, item.text).endswith(item.text + notes(item))
 
 
 def test_research_and_writing(seed, page: str) -> None:
     assert "\nResearch and writing\n" in page
     for item in seed.section("Research and writing"):
-        assert line_with(page, item.text).endswith(item.text + superscript(item.notes))
+        assert line_with(page, item.text).endswith(item.text + notes(item))
 
 
 def test_work_and_contributions(seed, page: str) -> None:
@@ -95,7 +100,7 @@ def test_work_and_contributions(seed, page: str) -> None:
         title, kind = heading.text[2:].rsplit(" ", 2)[0], " ".join(heading.text.rsplit(" ", 2)[1:])
         assert f"• {title} — {kind}" in page
     for item in descriptions:
-        assert line_with(page, item.text).endswith(item.text + superscript(item.notes))
+        assert line_with(page, item.text).endswith(item.text + notes(item))
 
 
 def test_timeline_dates_in_the_pages_formats(seed, page: str) -> None:
@@ -103,7 +108,7 @@ def test_timeline_dates_in_the_pages_formats(seed, page: str) -> None:
     assert len(entries) == 7
     for number, item in enumerate(entries, start=1):
         date, label = timeline_date(item.text)
-        assert f"{number}. {date} — {label}{superscript(item.notes)}" in page
+        assert f"{number}. {date} — {label}{notes(item)}" in page
 
 
 def test_other_documented_roles(seed, page: str) -> None:
@@ -111,7 +116,7 @@ def test_other_documented_roles(seed, page: str) -> None:
     roles = [i for i in seed.section("Other documented roles") if i.text.startswith("•")]
     assert len(roles) == 2
     for item in roles:
-        assert f"{item.text}{superscript(item.notes)}" in section
+        assert f"{item.text}{notes(item)}" in section
 
 
 def test_where_they_work_counts_people_of_this_graph(seed, horace, page: str) -> None:

@@ -99,4 +99,4 @@ def test_build_refuses_bad_data_with_exit_1(tmp_path: Path) -> None:
         app, ["--project", str(ROOT), "build", "--store", str(tmp_path / "s"), "--quiet"], env={"KGPROFILES_DATA": str(data)}
     )
     assert result.exit_code == 1
-    assert "role-ends-before-start.ttl:10: violation" in result.output
+    assert "role-ends-before-start.ttl:8: violation" in result.output

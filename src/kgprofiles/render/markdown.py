@@ -29,10 +29,9 @@ def profile(p: Profile) -> str:
     if p.works:
         out += [f"## {HEADINGS['works']}", ""]
         for w in p.featured_works:
-            out.append(f"- **{_escape(w.name)}** — {w.kind}")
+            out += [f"- **{_escape(w.name)}** — {w.kind}", ""]
             if w.description:
-                out.append(f"  {_escape(w.description)}{notes(w.notes)}")
-        out.append("")
+                out += [f"  {_escape(w.description)}{notes(w.notes)}", ""]
     if p.timeline:
         out += [f"## {HEADINGS['timeline']}", ""]
         for number, item in enumerate(p.timeline, start=1):

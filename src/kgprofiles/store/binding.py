@@ -1,96 +1,247 @@
-"""Parameters bound as RDF terms: a ``VALUES`` block placed at the start of the query's outermost
-WHERE group. Terms are written in N-Triples syntax by pyoxigraph, which escapes them, so a value
-can never change the query's structure (no SPARQL injection).
+"""SPARQL text, read just enough to bind parameters safely: a small scanner that knows strings,
+IRIs and comments (so keywords and braces are really keywords and braces), and the one way
+parameters are bound as RDF terms: a ``VALUES`` clause at the start of the query's outermost WHERE
+group, its terms written by pyoxigraph in N-Triples syntax, which escapes them, so a value can never
+change the query's structure (no SPARQL injection).
 
-Both backends use this one mechanism, so a query means the same on the embedded store and on a
-remote server. (pyoxigraph's own ``substitutions`` only accept variables that are projected, which
-aggregating queries cannot do.) Queries use a parameter only where the outermost group, or a
-triple pattern of the same group, binds it.
+Both store backends use it (pyoxigraph's own ``substitutions`` only accept projected variables,
+which aggregating queries cannot offer), so a query means the same on the embedded store and on a
+remote server. Queries use a parameter only where the outermost group, or a triple pattern of the
+same group, binds it. ``SparqlText`` keeps track of what was inserted so that a parser's
+"line L, column C" can be mapped back to the user's own text.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
+from kgprofiles.vocab import PREFIXES
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SKIP = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""'  # long strings
-    r"|'''(?:[^'\\]|\\.|'(?!''))*'''"
-    r'|"(?:[^"\\\n]|\\.)*"'  # short strings
-    r"|'(?:[^'\\\n]|\\.)*'"
-    r"|<[^<>\"{}|^`\\\s]*>"  # IRIs (a '<' followed by a space is the less-than operator)
-    r"|#[^\n]*",  # comments
+
+QUERY_FORMS = frozenset({"SELECT", "CONSTRUCT", "DESCRIBE", "ASK"})
+UPDATE_FORMS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
+#: Keywords that make the SPARQL engine fetch a URL; refused unless the store allows it.
+FETCHING_KEYWORDS = frozenset({"SERVICE", "LOAD"})
+_VARNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+# ---------------------------------------------------------------------------------------------
+# SPARQL text: a small scanner that knows strings, IRIs and comments, enough to find keywords
+# and braces that are really keywords and braces.
+
+_TOKEN = re.compile(
+    r"""
+    (?P<comment>\#[^\n\r]*)
+  | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+              |'(?:[^'\\\n\r]|\\.)*'|"(?:[^"\\\n\r]|\\.)*")
+  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+  | (?P<word>[?$]?[\w.:\-]+)
+  | (?P<brace>[{}])
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
 )
-_KEYWORD = re.compile(r"(?i)\b(WHERE|SELECT|ASK|CONSTRUCT|DESCRIBE)\b")
 
 
-def _group_start(sparql: str) -> int:
-    """The offset just after the '{' that opens the outermost WHERE group."""
-    position = 0
-    form_seen = False
-    while position < len(sparql):
-        skip = _SKIP.match(sparql, position)
-        if skip:
-            position = skip.end()
-            continue
-        keyword = _KEYWORD.match(sparql, position)
-        if keyword and (position == 0 or not (sparql[position - 1].isalnum() or sparql[position - 1] in "?$:_")):
-            word = keyword.group(1).upper()
-            if word == "WHERE":
-                brace = sparql.find("{", keyword.end())
-                if brace < 0:
-                    break
-                return brace + 1
-            form_seen = True
-            position = keyword.end()
-            if word == "CONSTRUCT":
-                # CONSTRUCT { template } WHERE { … }: skip the template.
-                rest = sparql[position:].lstrip()
-                if rest.startswith("{"):
-                    position = _matching_brace(sparql, sparql.index("{", position)) + 1
-            continue
-        if sparql[position] == "{" and form_seen:
-            return position + 1
-        position += 1
-    raise QueryError("cannot find the query's WHERE group to bind parameters into")
+@dataclass(frozen=True)
+class Token:
+    kind: str  # "word" or "brace"
+    text: str
+    start: int
+    depth: int  # brace depth before this token
+
+    @property
+    def keyword(self) -> str | None:
+        """The upper-cased keyword, if this token is a bare word (not a variable or prefixed name)."""
+        return self.text.upper() if self.kind == "word" and self.text.isalpha() else None
 
 
-def _matching_brace(sparql: str, start: int) -> int:
+def scan(text: str) -> Iterator[Token]:
+    """The words and braces of a SPARQL text, skipping strings, IRIs and comments."""
     depth = 0
-    position = start
-    while position < len(sparql):
-        skip = _SKIP.match(sparql, position)
-        if skip:
-            position = skip.end()
-            continue
-        if sparql[position] == "{":
-            depth += 1
-        elif sparql[position] == "}":
-            depth -= 1
-            if depth == 0:
-                return position
-        position += 1
-    raise QueryError("unbalanced braces in the query")
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "word":
+            yield Token("word", match.group(), match.start(), depth)
+        elif kind == "brace":
+            yield Token("brace", match.group(), match.start(), depth)
+            depth = depth + 1 if match.group() == "{" else max(0, depth - 1)
+
+
+def sparql_form(text: str) -> str | None:
+    """SELECT, CONSTRUCT, DESCRIBE, ASK, or the first keyword of an update (INSERT, DROP…)."""
+    for token in scan(text):
+        if token.keyword in QUERY_FORMS or token.keyword in UPDATE_FORMS:
+            return token.keyword
+    return None
+
+
+def check_no_fetch(text: str) -> None:
+    """Refuse SERVICE and LOAD: a query must not make the engine fetch a URL."""
+    for token in scan(text):
+        if token.keyword in FETCHING_KEYWORDS:
+            raise QueryError(
+                f"{token.keyword} is not allowed: it would fetch a URL",
+                "open the store with allow_fetch=True if you really mean it",
+            )
+
+
+def declared_prefixes(text: str) -> set[str]:
+    """The prefix names a SPARQL text declares itself."""
+    names: set[str] = set()
+    tokens = list(scan(text))
+    for token, following in itertools.pairwise(tokens):
+        if token.keyword == "PREFIX" and following.text.endswith(":"):
+            names.add(following.text[:-1])
+    return names
+
+
+def where_group_start(text: str) -> int | None:
+    """The offset just after the ``{`` that opens the outermost WHERE group, or None."""
+    tokens = [t for t in scan(text) if t.depth == 0]
+    form = next((t.keyword for t in tokens if t.keyword in QUERY_FORMS), None)
+    braces = [t for t in tokens if t.text == "{"]
+    where = next((t for t in tokens if t.keyword == "WHERE"), None)
+    if where is not None:
+        group = next((b for b in braces if b.start > where.start), None)
+    elif form == "CONSTRUCT":  # CONSTRUCT { template } { pattern }
+        group = braces[1] if len(braces) > 1 else None
+    else:
+        group = braces[0] if braces else None
+    return None if group is None else group.start + 1
+
+
+def check_bindings(bindings: Mapping[str, Term] | None) -> dict[str, Term]:
+    """The bindings, checked: names are SPARQL variable names (no ``?``), values RDF terms."""
+    checked: dict[str, Term] = {}
+    for name, term in (bindings or {}).items():
+        if not _VARNAME.fullmatch(name):
+            raise QueryError(f"not a variable name: {name!r}", "give the name without '?' or '$'")
+        if not isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal):
+            raise QueryError(f"?{name} must be bound to an RDF term, not {type(term).__name__}")
+        checked[name] = term
+    return checked
+
+
+def values_clause(bindings: Mapping[str, Term]) -> str:
+    """``VALUES (?a ?b) { (<iri> "literal"@en) }``. Terms are written in N-Triples syntax by
+    pyoxigraph (quotes, backslashes and line breaks escaped), so a value cannot end the literal
+    it is written in. Blank nodes cannot be written in VALUES and are refused."""
+    for name, term in bindings.items():
+        if isinstance(term, ox.BlankNode):
+            raise QueryError(f"?{name}: a blank node cannot be bound here", "bind an IRI or a literal")
+    names = " ".join(f"?{name}" for name in bindings)
+    terms = " ".join(str(term) for term in bindings.values())
+    return f"VALUES ({names}) {{ ({terms}) }}"
+
+
+@dataclass(frozen=True)
+class SparqlText:
+    """A SPARQL text as sent, made of pieces of the caller's text and inserted pieces, so that a
+    position the engine reports in the sent text can be mapped back to the caller's text."""
+
+    original: str
+    pieces: tuple[tuple[str, bool], ...]  # (text, taken from the original?)
+
+    @classmethod
+    def of(cls, text: str) -> SparqlText:
+        return cls(text, ((text, True),))
+
+    @property
+    def sent(self) -> str:
+        return "".join(piece for piece, _ in self.pieces)
+
+    def prepend(self, text: str) -> SparqlText:
+        return self if not text else SparqlText(self.original, ((text, False), *self.pieces))
+
+    def insert(self, offset: int, text: str) -> SparqlText:
+        """Insert ``text`` at ``offset`` of the original (only into a text with one original piece)."""
+        before = [p for p in self.pieces if not p[1]]
+        return SparqlText(
+            self.original,
+            (*before, (self.original[:offset], True), (text, False), (self.original[offset:], True)),
+        )
+
+    def original_position(self, line: int, column: int) -> tuple[int, int]:
+        """The (line, column) in the caller's text for a 1-based (line, column) in the sent text."""
+        offset = _offset(self.sent, line, column)
+        consumed = 0
+        for piece, original in self.pieces:
+            if offset < len(piece):
+                return _line_column(self.original, consumed + (offset if original else 0))
+            offset -= len(piece)
+            consumed += len(piece) if original else 0
+        return _line_column(self.original, len(self.original))
+
+    def locate(self, message: str) -> str:
+        """The engine's error message with its position given as "line L, column C" of the
+        caller's text (oxigraph's "error at L:C: …" and Jena's "line L, column C" are understood)."""
+        match = re.search(r"error at (\d+):(\d+):?\s*", message)
+        if match:
+            line, column = self.original_position(int(match[1]), int(match[2]))
+            rest = (message[: match.start()] + message[match.end() :]).strip()
+            return f"line {line}, column {column}: {rest}"
+
+        def relocate(found: re.Match[str]) -> str:
+            line, column = self.original_position(int(found[1]), int(found[2]))
+            return f"line {line}, column {column}"
+
+        return re.sub(r"line (\d+), column (\d+)", relocate, message)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    lines = text.split("\n")
+    line = min(max(line, 1), len(lines))
+    return min(sum(len(x) + 1 for x in lines[: line - 1]) + max(column, 1) - 1, len(text))
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def inline_values(text: SparqlText, bindings: Mapping[str, Term]) -> SparqlText:
+    """The query with ``VALUES`` for the bindings right after the opening brace of its outermost
+    WHERE group (a DESCRIBE without one gets ``WHERE { VALUES … }``)."""
+    if not bindings:
+        return text
+    clause = values_clause(bindings)
+    start = where_group_start(text.original)
+    if start is not None:
+        return text.insert(start, f" {clause} ")
+    if sparql_form(text.original) == "DESCRIBE":
+        return text.insert(len(text.original), f"\nWHERE {{ {clause} }}")
+    raise QueryError("bindings need a query with a WHERE clause", "bind only variables of the WHERE clause")
+
+
+def query_prologue(text: str) -> str:
+    """PREFIX lines for the project prefixes the text does not declare itself."""
+    declared = declared_prefixes(text)
+    return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items() if name not in declared)
+
+
 
 
 def bind_values(sparql: str, bindings: Mapping[str, Term] | None) -> str:
-    """``sparql`` with ``VALUES (?a ?b) { (<term> "term") }`` at the start of its WHERE group."""
-    if not bindings:
-        return sparql
-    names = sorted(bindings)
-    for name in names:
-        if not _NAME.fullmatch(name):
-            raise QueryError(f"not a variable name: {name!r}")
-        term = bindings[name]
-        if not isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal):
-            raise QueryError(f"parameter {name} is not an RDF term: {term!r}")
-    head = " ".join(f"?{n}" for n in names)
-    row = " ".join(str(bindings[n]) for n in names)
-    at = _group_start(sparql)
-    return f"{sparql[:at]} VALUES ({head}) {{ ({row}) }} {sparql[at:]}"
+    """``sparql`` with its bindings as a ``VALUES`` clause at the start of its WHERE group."""
+    return inline_values(SparqlText.of(sparql), check_bindings(bindings)).sent
+
+
+def bind_rows(sparql: str, name: str, terms: list[Term]) -> str:
+    """``sparql`` with ``VALUES ?name { t1 t2 … }`` (one row per term, for batched look-ups) at
+    the start of its WHERE group; the same escaping as ``bind_values``."""
+    for term in terms:
+        check_bindings({name: term})
+        if isinstance(term, ox.BlankNode):
+            raise QueryError(f"?{name}: a blank node cannot be bound here", "bind an IRI or a literal")
+    text = SparqlText.of(sparql)
+    start = where_group_start(text.original)
+    if start is None:
+        raise QueryError("bindings need a query with a WHERE clause", "bind only variables of the WHERE clause")
+    return text.insert(start, f" VALUES ?{name} {{ {' '.join(str(t) for t in terms)} }} ").sent

@@ -66,20 +66,22 @@ from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Term
-from kgprofiles.store.oxigraph import (
+from kgprofiles.store.binding import (
     QUERY_FORMS,
-    STAGING_GRAPH_PREFIX,
     SparqlText,
-    as_triple,
     check_bindings,
     check_no_fetch,
+    inline_values,
+    query_prologue,
+    sparql_form,
+)
+from kgprofiles.store.oxigraph import (
+    STAGING_GRAPH_PREFIX,
+    as_triple,
     check_replacement,
     graph_node,
-    inline_values,
     is_staging,
-    query_prologue,
     serialize_dataset,
-    sparql_form,
 )
 
 __all__ = ["GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
