@@ -9,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 
 from wikidata.fixture import WD, build_fixture, build_triples, load_entities, time_literal
-from wikidata.fixtures import real_json_files
+from wikidata.project import real_json_files
 from wikidata.synthetic import REDIRECTS, synthetic_items
 
 pytestmark = pytest.mark.realdata

@@ -461,3 +461,8 @@ def people(
 from kgprofiles.web.command import serve  # noqa: E402
 
 app.command()(serve)
+
+from kgprofiles.link.command import import_app, link_app  # noqa: E402
+
+app.add_typer(link_app, name="link")
+app.add_typer(import_app, name="import")

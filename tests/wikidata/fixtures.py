@@ -1,40 +1,29 @@
-"""pytest fixtures for the Wikidata tests: a test module uses them with
-``pytest_plugins = ["wikidata.fixtures"]`` (and ``pytest.mark.usefixtures("no_public_wikidata")``).
+"""pytest fixtures for the Wikidata tests. A test module uses them with
+``pytest_plugins = ["wikidata.fixtures"]`` and ``pytest.mark.usefixtures("no_public_wikidata")``.
 
 ``wikidata_endpoint`` is the query URL of a local Oxigraph server holding the dump-shaped fixture,
 built at session start from the real ``wbgetentities`` JSON (read in place from realdata/) and the
 synthetic items, loaded with ``oxigraph load`` and served by the shared ``servers.OxigraphServer``
-(its own store directory: the shared session server is emptied before each test). The server is
-started once per test process.
+(in its own store directory: the shared session server is emptied before each test). The server
+is started once per test process.
 """
 
 from __future__ import annotations
 
 import atexit
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, require_realdata
 from servers import OxigraphServer, oxigraph_executable
 from wikidata.faults import FaultServer, closed_port_url
 from wikidata.fixture import build_fixture
+from wikidata.project import real_json_files
 from wikidata.synthetic import REDIRECTS, synthetic_items
 
-REAL_FILES = (
-    "wbgetentities-Douglas-Adams.json",
-    "wbgetentites-Oliver-Kahn.json",  # sic: the file's own name
-    "wbgetentities-Q6-Q42-P31.json",
-)
-DATA = Path(__file__).resolve().parent / "data"
 _SERVER: list[OxigraphServer] = []
-
-
-def real_json_files() -> list[Path]:
-    return [require_realdata("wikidata-entities", name) for name in REAL_FILES]
 
 
 def _start(workdir: Path) -> OxigraphServer:
@@ -68,31 +57,11 @@ def fault_server() -> Iterator[FaultServer]:
 
 @pytest.fixture
 def no_public_wikidata(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point the default endpoint at a closed loopback port and turn the cache off, so a test that
-    forgets to name its endpoint fails fast instead of calling the public Wikidata endpoint."""
-    monkeypatch.setenv("KGPROFILES_WIKIDATA_ENDPOINT", closed_port_url())
+    """Make the default endpoint a closed loopback port, so a test that forgets to name its endpoint
+    fails fast instead of calling the public Wikidata endpoint; ignore the developer's own
+    KGPROFILES_WIKIDATA_* settings, and turn the cache off."""
+    from kgprofiles.link import config
+
+    monkeypatch.setattr(config, "DEFAULT_ENDPOINT", closed_port_url())
+    monkeypatch.delenv("KGPROFILES_WIKIDATA_ENDPOINT", raising=False)
     monkeypatch.setenv("KGPROFILES_WIKIDATA_CACHE", "")
-
-
-def project(tmp_path: Path, data: Path, endpoint: str | None = None) -> Path:
-    """A project root in ``tmp_path`` that uses this checkout's ontology, shapes and queries, the data
-    directory ``data``, and ``endpoint`` as its Wikidata endpoint."""
-    lines = [
-        "[kgprofiles]",
-        f'data = "{data}"',
-        f'ontology = "{ROOT / "ontology"}"',
-        f'shapes = "{ROOT / "shapes"}"',
-        f'queries = "{ROOT / "queries"}"',
-        "",
-        "[kgprofiles.wikidata]",
-        f'cache_dir = "{tmp_path / "cache"}"',
-        "min_interval_s = 0",
-        "backoff_s = 0.05",
-        "connect_timeout_s = 2",
-        "read_timeout_s = 20",
-    ]
-    if endpoint:
-        lines.append(f'endpoint = "{endpoint}"')
-    (tmp_path / "kgprofiles.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.makedirs(tmp_path / "cache", exist_ok=True)
-    return tmp_path

@@ -52,7 +52,10 @@ def client_config(settings: Settings, **overrides: object) -> ClientConfig:
             table = tomllib.loads(path.read_text(encoding="utf-8")).get("kgprofiles", {}).get("wikidata", {})
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: {exc}", "fix the TOML syntax of the [kgprofiles.wikidata] table") from exc
-    values: dict[str, object] = {"cache_dir": settings.root / ".kgprofiles" / "cache" / "wikidata"}
+    values: dict[str, object] = {
+        "endpoint": DEFAULT_ENDPOINT,
+        "cache_dir": settings.root / ".kgprofiles" / "cache" / "wikidata",
+    }
     known = {f.name for f in fields(ClientConfig)}
     for key, value in table.items():
         if key not in known:

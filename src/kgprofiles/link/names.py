@@ -17,8 +17,10 @@ def normalize(text: str) -> str:
 
 def same_name(ours: Iterable[str | None], theirs: Iterable[str | None]) -> str | None:
     """The first of ``theirs`` that is the same name as one of ``ours``, if any."""
-    wanted = {normalize(n) for n in ours if n}
-    for name in theirs:
-        if name and normalize(name) in wanted:
-            return name
-    return None
+    mine = [n for n in ours if n]
+    candidates = [n for n in theirs if n]
+    exact = next((name for name in candidates if name in mine), None)
+    if exact is not None:
+        return exact
+    wanted = {normalize(n) for n in mine}
+    return next((name for name in candidates if normalize(name) in wanted), None)
