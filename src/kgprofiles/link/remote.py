@@ -2,8 +2,9 @@
 into plain records.
 
 A query's parameter is bound to many values at once as one ``VALUES`` block at the start of its
-WHERE group (at most ``batch_size`` rows, 200 by default, per request). The terms are written by
-pyoxigraph in N-Triples syntax, so a value can never change the query's structure.
+WHERE group (``store.binding.bind_rows``; at most ``batch_size`` rows, 200 by default, per request).
+The terms are written by pyoxigraph in N-Triples syntax, so a value can never change the query's
+structure.
 """
 
 from __future__ import annotations
