@@ -46,7 +46,11 @@ def test_build_stores_one_graph_per_file_plus_ontology_and_inferred(project: Set
         graphs = store.graphs()
         assert file_graph_iri("people/horace-he.ttl") in graphs
         assert ONTOLOGY_GRAPH in graphs and INFERRED_GRAPH in graphs
-        assert len([g for g in graphs if g.endswith(".ttl")]) == len(report.files) == len(list(project.data_dir.rglob("*.ttl")))
+        assert (
+            len([g for g in graphs if g.endswith(".ttl")])
+            == len(report.files)
+            == len(list(project.data_dir.rglob("*.ttl")))
+        )
         (row,) = store.query(COUNT).rows
         assert int(row["n"].value) > report.triples
     finally:
@@ -59,7 +63,9 @@ def test_a_violation_fails_the_build_with_file_line_and_the_store_stays_as_it_wa
     shutil.copy(FIXTURES / "role-ends-before-start.ttl", project.data_dir / "people")
     with pytest.raises(DataRejected) as error:
         build(project)
-    assert "people/role-ends-before-start.ttl:8: violation: The end (2019) is before the start (2020-05)." in str(error.value)
+    assert "people/role-ends-before-start.ttl:8: violation: The end (2019) is before the start (2020-05)." in str(
+        error.value
+    )
     assert canonical_dump(project.store) == before
 
 
@@ -113,7 +119,7 @@ def test_load_of_a_file_with_a_violation_changes_nothing(project: Settings) -> N
     before = canonical_dump(project.store)
     store = OxigraphStore(project.store)
     try:
-        with pytest.raises(DataRejected, match="role-ends-before-start.ttl:8"):
+        with pytest.raises(DataRejected, match=r"role-ends-before-start\.ttl:8"):
             load(project, [FIXTURES / "role-ends-before-start.ttl"], store=store)
     finally:
         store.close()

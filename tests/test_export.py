@@ -41,7 +41,9 @@ def test_nquads_export_keeps_every_named_graph(seed_store) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld"])
-def test_profile_export_is_deterministic_and_holds_the_person_claims_and_sources(seed_store, settings, fmt: str) -> None:
+def test_profile_export_is_deterministic_and_holds_the_person_claims_and_sources(
+    seed_store, settings, fmt: str
+) -> None:
     query = get_query(settings.queries_dir, "person-export")
     data = export_profile(seed_store, query, HORACE, fmt)
     assert export_profile(seed_store, query, HORACE, fmt) == data

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from seed_page import read_seed_page, related_name_and_reason, timeline_date
 
 from kgprofiles.profiles import Ambiguous, NotFound, Views
 from kgprofiles.render import json as json_view
 from kgprofiles.render import markdown, superscript, text
+from seed_page import read_seed_page, related_name_and_reason, timeline_date
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED_PAGE = Path(__file__).resolve().parents[2] / "shared" / "seed" / "profile-horace-he.txt"
@@ -60,6 +60,7 @@ def test_every_view_is_byte_identical_across_two_builds(horace, views: Views, se
 
 def test_json_view_follows_its_schema(horace) -> None:
     import jsonschema
+
     schema = json.loads((Path(__file__).parents[1] / "src/kgprofiles/render/profile.schema.json").read_text())
     jsonschema.validate(json.loads(json_view.profile(horace)), schema)
 

@@ -45,9 +45,13 @@ def test_named_query_with_a_param(store: str) -> None:
     assert names == sorted(names) and "Horace He" in names and len(names) == 6
 
 
-@pytest.mark.parametrize(("fmt", "marker"), [("tsv", "?name"), ("xml", "<sparql"), ("csv", "name"), ("table", "Horace He")])
+@pytest.mark.parametrize(
+    ("fmt", "marker"), [("tsv", "?name"), ("xml", "<sparql"), ("csv", "name"), ("table", "Horace He")]
+)
 def test_result_formats(store: str, fmt: str, marker: str) -> None:
-    code, out = kg(store, "query", "-e", "SELECT ?name { ?p a kgp:Person ; kgp:name ?name } ORDER BY ?name", "--format", fmt)
+    code, out = kg(
+        store, "query", "-e", "SELECT ?name { ?p a kgp:Person ; kgp:name ?name } ORDER BY ?name", "--format", fmt
+    )
     assert code == 0 and marker in out
 
 
@@ -96,7 +100,9 @@ def test_build_refuses_bad_data_with_exit_1(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "data", data)
     shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", data)
     result = runner.invoke(
-        app, ["--project", str(ROOT), "build", "--store", str(tmp_path / "s"), "--quiet"], env={"KGPROFILES_DATA": str(data)}
+        app,
+        ["--project", str(ROOT), "build", "--store", str(tmp_path / "s"), "--quiet"],
+        env={"KGPROFILES_DATA": str(data)},
     )
     assert result.exit_code == 1
     assert "role-ends-before-start.ttl:8: violation" in result.output
