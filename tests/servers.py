@@ -34,7 +34,7 @@ def oxigraph_executable() -> str:
         return str(beside)
     found = shutil.which("oxigraph")
     if found is None:
-        pytest.skip("the oxigraph server is not installed (pip install oxigraph)")
+        pytest.fail("the oxigraph server is not installed: `make test` installs it (the oxigraph package)")
     return found
 
 
