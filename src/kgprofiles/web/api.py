@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse, Response
 from kgprofiles.errors import KgError
 from kgprofiles.profiles import Ambiguous, NotFound
 from kgprofiles.render import json as json_view
+from kgprofiles.vocab import PREFIXES
 from kgprofiles.web.site import site_of
 
 JSON = "application/json"
@@ -42,3 +43,9 @@ def related(request: Request) -> Response:
     except KgError as exc:
         return _error(exc)
     return Response(json_view.related(people), media_type=JSON)
+
+
+def prefixes(request: Request) -> Response:
+    """The project's prefixes as ``{"prefix": "namespace"}`` (the form of prefix.cc's list, which the
+    query editor's prefix completion reads)."""
+    return JSONResponse(PREFIXES)

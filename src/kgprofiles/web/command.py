@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -73,18 +74,26 @@ def serve(
     whole-graph downloads and a JSON API. Read-only and on 127.0.0.1 unless told otherwise."""
     import uvicorn
 
-    from kgprofiles.cli import _open, _settings, fail
+    from kgprofiles.cli import _settings, fail
+    from kgprofiles.config import MEMORY
     from kgprofiles.errors import KgError
+    from kgprofiles.store import open_store
     from kgprofiles.web.app import create_app
 
     settings = _settings(ctx, store, endpoint)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
         raise fail(KgError("--query-timeout and --max-rows must be positive"))
+    if not settings.endpoint and settings.store != MEMORY and not Path(settings.store).exists():
+        raise fail(KgError(f"no store at {settings.store}", "run `kgprofiles build` first, or give --store/--endpoint"))
+    try:
+        target = open_store(settings, allow_fetch=allow_fetch)
+    except KgError as error:  # a store another process holds, a remote one that does not answer…
+        raise fail(error) from error
     try:
         sock = bind(host, port)
     except KgError as error:
+        target.close()
         raise fail(error) from error
-    target = _open(settings)
     try:
         app = create_app(
             settings, target, write_token, query_timeout=query_timeout, max_rows=max_rows, allow_fetch=allow_fetch

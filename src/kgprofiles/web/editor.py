@@ -15,8 +15,7 @@ from kgprofiles.queries import NamedQuery, load_queries
 from kgprofiles.related import weights
 from kgprofiles.render.html import page as render_page
 from kgprofiles.store.base import Term
-from kgprofiles.store.binding import bind_values
-from kgprofiles.store.oxigraph import declared_prefixes, scan
+from kgprofiles.store.binding import bind_values, declared_prefixes, scan
 from kgprofiles.vocab import PREFIXES
 from kgprofiles.web.site import Site, site_of
 
@@ -103,6 +102,7 @@ def page(request: Request) -> HTMLResponse:
     config = {
         "endpoint": endpoint,
         "prefixes": PREFIXES,
+        "prefixesUrl": str(request.base_url) + "api/prefixes",
         "examples": [{"name": e.name, "summary": e.summary, "query": e.query} for e in found],
     }
     html = render_page(

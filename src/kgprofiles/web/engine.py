@@ -22,7 +22,8 @@ import pyoxigraph as ox
 
 from kgprofiles.errors import InputError, KgError, QueryError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
-from kgprofiles.store.oxigraph import OxigraphStore, SparqlText, scan
+from kgprofiles.store.binding import SparqlText, scan
+from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import PREFIXES
 
 FETCHING = ("SERVICE", "LOAD")

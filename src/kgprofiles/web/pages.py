@@ -55,6 +55,11 @@ def home(request: Request) -> Response:
     return html(page("home.html", home=models.home(site)))
 
 
+def no_icon(request: Request) -> Response:
+    """No favicon: an empty answer rather than a 404 page for every browser visit."""
+    return Response(status_code=204)
+
+
 def people(request: Request) -> Response:
     site = site_of(request)
     text = request.query_params.get("q") or None
