@@ -11,6 +11,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from kgprofiles.config import Settings
 from kgprofiles.web import create_app
+from kgprofiles.web.editor import find_editor
 from web.browser import browser, screenshot_path
 from web.server import serving
 
@@ -19,6 +20,8 @@ TIMEOUT_MS = 20_000
 
 @pytest.fixture(scope="module")
 def base_url(settings: Settings, seed_store) -> Iterator[str]:
+    if find_editor(settings.root) is None:
+        pytest.fail("YASGUI is not installed: run tools/install-test-deps.sh (npm ci)")
     with serving(create_app(settings, seed_store)) as url:
         yield url
 

@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from kgprofiles.config import Settings
 from kgprofiles.store.base import Store
 from kgprofiles.web import api, pages, resources, sparql
-from kgprofiles.web.editor import find_editor
+from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
 from kgprofiles.web.site import Site
 
@@ -46,7 +46,9 @@ def create_app(
     """The web app over ``store`` (default: the store the settings name, opened now and closed
     when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
     ``query_timeout`` seconds (default: settings.query_timeout_s) and ``max_rows`` rows; SERVICE
-    and LOAD are refused unless ``allow_fetch``."""
+    and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
+    (default: node_modules/@triply/yasgui/build under the project root); without it, /sparql
+    offers a plain query form."""
     owns = store is None
     if store is None:
         from kgprofiles.store import open_store
@@ -62,7 +64,7 @@ def create_app(
         limits,
         write_token=write_token or None,
         allow_fetch=allow_fetch,
-        editor_dir=editor_dir if editor_dir is not None else find_editor(settings.root),
+        editor_dir=find_editor(settings.root) if editor_dir is None else usable_editor(editor_dir),
         owns_store=owns,
     )
 

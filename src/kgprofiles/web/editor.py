@@ -26,10 +26,14 @@ FIRST_EXAMPLE = "people"
 _DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 
 
+def usable_editor(build: Path) -> Path | None:
+    """``build`` if it holds YASGUI's files, else None."""
+    return build if (build / "yasgui.min.js").is_file() and (build / "yasgui.min.css").is_file() else None
+
+
 def find_editor(root: Path) -> Path | None:
     """YASGUI's build directory under ``root``, if ``npm ci`` has installed it."""
-    build = root / YASGUI_BUILD
-    return build if (build / "yasgui.min.js").is_file() else None
+    return usable_editor(root / YASGUI_BUILD)
 
 
 @dataclass(frozen=True)

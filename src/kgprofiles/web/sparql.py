@@ -80,7 +80,7 @@ async def query(request: Request, operation: Operation) -> Response:
         offers = results.offers(result)
         # A client that accepts none of the offers gets the default form rather than a 406:
         # some clients ask for SPARQL XML results whatever the query (rasqal's roqet does).
-        return results.serialize(result, choose(accept, offers) or offers[0])
+        return results.serialize(result, choose(accept, offers) or offers[0], operation.text)
 
     try:
         body, content_type = await in_worker(site, work)
