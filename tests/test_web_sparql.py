@@ -270,3 +270,17 @@ def test_a_browser_without_javascript_gets_a_results_page(client: httpx.Client) 
     assert "The answer is <strong>yes</strong>" in ask.text
     graph = client.get("/sparql", params={"query": "CONSTRUCT WHERE { person:horace-he kgp:name ?n }"}, headers=browser)
     assert "<th>subject</th>" in graph.text and "Horace He" in graph.text
+
+
+def test_pages_follow_updates_on_a_writable_site(writable: httpx.Client) -> None:
+    def people() -> int:
+        return int(writable.get("/").text.split("</strong> people", 1)[0].rsplit("<strong>", 1)[1])
+
+    before = people()
+    update = "INSERT DATA { GRAPH <urn:people> { <urn:p:new> a kgp:Person ; kgp:name 'New Person' } }"
+    assert (
+        writable.post("/sparql", data={"update": update}, headers={"Authorization": f"Bearer {TOKEN}"}).status_code
+        == 204
+    )
+    assert people() == before + 1
+    assert "New Person" in writable.get("/people").text

@@ -52,7 +52,7 @@ def curie(iri: str) -> str:
 
 def home(request: Request) -> Response:
     site = site_of(request)
-    return html(page("home.html", home=models.home(site)))
+    return html(page("home.html", home=site.summary("home", lambda: models.home(site))))
 
 
 def no_icon(request: Request) -> Response:
@@ -67,7 +67,7 @@ def people(request: Request) -> Response:
         page_number = max(int(request.query_params.get("page", "1")), 1)
     except ValueError:
         page_number = 1
-    rows = site.views.people(text)
+    rows = site.views.people(text) if text else site.summary("people", lambda: site.views.people(None))
     start = (page_number - 1) * PAGE_SIZE
     return html(
         page(

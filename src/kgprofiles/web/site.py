@@ -16,6 +16,7 @@ from kgprofiles.config import Settings
 from kgprofiles.profiles import Views
 from kgprofiles.queries import get_query
 from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.web.engine import Engine, Limits
 
 T = TypeVar("T")
@@ -56,6 +57,16 @@ class Site:
             if key not in self._cache:
                 self._cache[key] = make()
             return self._cache[key]  # type: ignore[no-any-return]
+
+    @property
+    def stable(self) -> bool:
+        """Whether the data cannot change while the site runs: read-only, over the embedded store
+        (which this process holds exclusively; a new build is a new store, served after a restart)."""
+        return self.write_token is None and isinstance(self.store, OxigraphStore)
+
+    def summary(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``: computed once when the site is stable, else every time."""
+        return self.cached(key, make) if self.stable else make()
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         """The rows of a named query from queries/."""
