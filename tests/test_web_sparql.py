@@ -201,6 +201,10 @@ def test_service_description_in_turtle(client: httpx.Client) -> None:
     assert (service, SD.supportedLanguage, SD.SPARQL11Update) not in graph
     names = set(graph.objects(None, SD.name))
     assert URIRef("https://w3id.org/kgprofiles/graph/inferred") in names
+    for media_type in ("application/rdf+xml", "application/ld+json", "application/n-triples"):
+        other = client.get("/sparql", headers={"Accept": media_type})
+        assert other.status_code == 200 and other.headers["content-type"].startswith(media_type)
+        assert str(service) in subjects(other.content, media_type)
 
 
 def test_the_editor_page_is_served_without_a_cdn(client: httpx.Client, settings: Settings) -> None:

@@ -13,7 +13,7 @@ SD = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"
 RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 RDFS_COMMENT = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
-MEDIA_TYPES = tuple(RDF_FORMATS)
+MEDIA_TYPES = (*RDF_FORMATS, "application/rdf+xml")
 RESULT_FORMATS = (
     "SPARQL_Results_JSON",
     "SPARQL_Results_XML",
@@ -31,7 +31,7 @@ def _sd(name: str) -> ox.NamedNode:
 
 
 def service_description(site: Site, endpoint: str, media_type: str) -> bytes:
-    """The description as ``media_type`` (Turtle, N-Triples or JSON-LD)."""
+    """The description as ``media_type`` (Turtle, JSON-LD, N-Triples or RDF/XML)."""
     service = ox.NamedNode(endpoint)
     triples = [
         ox.Triple(service, RDF_TYPE, _sd("Service")),
@@ -67,6 +67,8 @@ def service_description(site: Site, endpoint: str, media_type: str) -> bytes:
             ox.Triple(named, RDF_TYPE, _sd("NamedGraph")),
             ox.Triple(named, _sd("name"), ox.NamedNode(graph)),
         ]
+    if media_type == "application/rdf+xml":
+        return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.RDF_XML)  # type: ignore[no-any-return]
     fmt = RDF_FORMATS[media_type]
     if fmt == "ttl":
         prefixes = {"sd": SD, "formats": FORMATS, "rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
