@@ -230,3 +230,12 @@ def test_edit_refuses_a_subject_the_file_does_not_hold(tmp_path: Path) -> None:
     with pytest.raises(NotApplied):
         add_same_as(path, PERSON + "x", WD + "Q1")
     assert ox.NamedNode(PERSON + "x")  # nothing else to clean up: nothing was written
+
+
+def test_json_output_stays_one_document_when_applying(wikidata_endpoint: str, tmp_path: Path) -> None:
+    data = copy_data("suggest", tmp_path)
+    root = project(tmp_path, data, wikidata_endpoint)
+    result = run_cli(root, "link", "suggest", "douglas-adams", "--apply", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert [s["candidates"][0]["wikidata"] for s in json.loads(result.stdout)] == ["Q42"]
+    assert "applied: person:douglas-adams owl:sameAs wd:Q42" in result.stderr

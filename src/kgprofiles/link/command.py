@@ -178,8 +178,9 @@ def suggest_command(
                 edit = add_same_as(suggestion.entity.file, suggestion.entity.iri, WD + best.qid)
                 edit.write()
                 shown = _display(suggestion.entity.file, settings.root)
-                typer.echo(f"applied: {suggestion.entity.label} owl:sameAs wd:{best.qid} in {shown}")
-                typer.echo(edit.diff(shown), nl=False)
+                to_stderr = output == "json"  # keep stdout one JSON document
+                typer.echo(f"applied: {suggestion.entity.label} owl:sameAs wd:{best.qid} in {shown}", err=to_stderr)
+                typer.echo(edit.diff(shown), nl=False, err=to_stderr)
             if refused and entity is not None:
                 raise NotApplied(refused[0])
             for line in refused:
