@@ -86,12 +86,16 @@ def _graphs(params: list[tuple[str, str]], name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(graphs))
 
 
+#: The parameters that give an operation's dataset: (default graphs, named graphs).
+DATASET_PARAMETERS = {
+    "query": ("default-graph-uri", "named-graph-uri"),
+    "update": ("using-graph-uri", "using-named-graph-uri"),
+}
+
+
 def _dataset(params: list[tuple[str, str]], kind: str) -> Dataset:
-    prefix = "using-" if kind == "update" else ""
-    return Dataset(
-        _graphs(params, f"{prefix}graph-uri" if prefix else "default-graph-uri"),
-        _graphs(params, f"{prefix}named-graph-uri"),
-    )
+    default, named = DATASET_PARAMETERS[kind]
+    return Dataset(_graphs(params, default), _graphs(params, named))
 
 
 async def _body(request: Request) -> bytes:
