@@ -6,7 +6,7 @@ import json
 
 import pyoxigraph as ox
 import pytest
-from rdflib import ConjunctiveGraph, Graph
+from rdflib import Dataset, Graph
 from rdflib.compare import isomorphic
 
 from kgprofiles.export import export_profile, export_store
@@ -34,7 +34,7 @@ def test_whole_graph_export_round_trips_to_the_stores_union(seed_store, fmt: str
 
 
 def test_nquads_export_keeps_every_named_graph(seed_store) -> None:
-    dataset = ConjunctiveGraph()
+    dataset = Dataset()
     dataset.parse(data=export_store(seed_store, "nq"), format="nquads")
     graphs = {str(c.identifier) for c in dataset.contexts() if len(c)}
     assert graphs == set(seed_store.graphs())

@@ -1,6 +1,7 @@
 """The seed page reader reads footnotes the only way they can be read."""
 
 import pytest
+
 from seed_page import decode_notes, related_name_and_reason, timeline_date
 
 
