@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TESTSTAMP := $(VENV)/.installed-test
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
 .PHONY: run test lint build clean
 
@@ -19,19 +21,24 @@ $(TESTSTAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@ $(STAMP)
 
-## run: set up, validate and build the graph from data/, then show the seed profile
+## run: set up, validate and build the graph from data/, then serve it on http://$(HOST):$(PORT)/
 run: $(STAMP)
+	bash tools/install-test-deps.sh --editor-only
 	$(BIN)/kgprofiles validate
 	$(BIN)/kgprofiles build
-	$(BIN)/kgprofiles profile horace-he
+	$(BIN)/kgprofiles serve --host $(HOST) --port $(PORT)
 
-## test: set up with the test extras and run the whole suite
+## test: set up with the test extras and what the web tests need, then run the whole suite
 test: $(TESTSTAMP)
+	bash tools/install-test-deps.sh
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest
 
 build: $(STAMP)
 	$(BIN)/kgprofiles build
 
+lint: $(TESTSTAMP)
+	$(BIN)/ruff check src tests bench
+
 clean:
-	rm -rf $(VENV) .kgprofiles .pytest_cache
+	rm -rf $(VENV) .kgprofiles .pytest_cache node_modules
