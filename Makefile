@@ -31,14 +31,14 @@ run: $(STAMP)
 ## test: set up with the test extras and what the web tests need, then run the whole suite
 test: $(TESTSTAMP)
 	bash tools/install-test-deps.sh
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 build: $(STAMP)
 	$(BIN)/kgprofiles build
 
 lint: $(TESTSTAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) .kgprofiles .pytest_cache node_modules
