@@ -106,3 +106,12 @@ def test_build_refuses_bad_data_with_exit_1(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "role-ends-before-start.ttl:8: violation" in result.output
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"), [("json", '"boolean":true'), ("xml", "<boolean>true</boolean>"), ("table", "true")]
+)
+def test_ask_in_each_format(store: str, fmt: str, expected: str) -> None:
+    code, out = kg(store, "query", "-e", "ASK { ?p a kgp:Person }", "--format", fmt)
+    assert code == 0, out
+    assert expected in out.replace(" ", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -231,14 +232,16 @@ def _print_result(result: object, output: str | None) -> None:
     from kgprofiles.store.base import SelectResult
 
     if isinstance(result, bool):
-        if output in ("json", "xml", "csv", "tsv"):
-            fmt = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}.get(output)
-            if fmt is None:
-                typer.echo("true" if result else "false")
-            else:
-                typer.echo(ox.QueryBoolean(result).serialize(format=fmt).decode())  # type: ignore[attr-defined]
-        else:
+        formats = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}
+        if output in formats:
+            document = json.dumps({"head": {}, "boolean": result}).encode()
+            parsed = ox.parse_query_results(document, format=ox.QueryResultsFormat.JSON)
+            sys.stdout.buffer.write(parsed.serialize(format=formats[output]))  # type: ignore[union-attr]
+            typer.echo("")
+        elif output in (None, "table", "csv", "tsv"):
             typer.echo("true" if result else "false")
+        else:
+            raise KgError(f"--format {output} is not for ASK results", "ASK gives table, json or xml")
         return
     if isinstance(result, list):
         fmt = output or "ttl"
