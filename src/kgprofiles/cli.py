@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kgprofiles import __version__
 from kgprofiles.config import Settings, load_settings
 from kgprofiles.errors import KgError
+
+if TYPE_CHECKING:
+    from kgprofiles.profiles import Views
 
 app = typer.Typer(
     name="kgprofiles",
@@ -328,10 +333,19 @@ def export(
 ViewFormat = Annotated[str, typer.Option("--format", "-f", help="text, md, html or json.")]
 
 
-def _views(settings: Settings, target):
+@contextmanager
+def _views(ctx: typer.Context, store: str | None, endpoint: str | None) -> Iterator[Views]:
+    """The views over the chosen store, closed afterwards; a KgError inside becomes a clean exit."""
     from kgprofiles.profiles import Views
 
-    return Views(target, settings.queries_dir, settings.related_weights)
+    settings = _settings(ctx, store, endpoint)
+    target = _open(settings)
+    try:
+        yield Views(target, settings.queries_dir, settings.related_weights)
+    except KgError as error:
+        raise fail(error) from error
+    finally:
+        target.close()
 
 
 def _render(kind: str, fmt: str, model: object) -> str:
@@ -357,15 +371,8 @@ def profile(
 ) -> None:
     """Print a person's profile, section by section, every claim with its footnotes: summary,
     research and writing, works, timeline, roles, where they work, related people, sources."""
-    settings = _settings(ctx, store, endpoint)
-    target = _open(settings)
-    try:
-        views = _views(settings, target)
+    with _views(ctx, store, endpoint) as views:
         typer.echo(_render("profile", output, views.profile(views.resolve_person(person))), nl=False)
-    except KgError as error:
-        raise fail(error) from error
-    finally:
-        target.close()
 
 
 @app.command()
@@ -384,10 +391,7 @@ def related(
     from kgprofiles.render import json as json_view
     from kgprofiles.render import text as text_view
 
-    settings = _settings(ctx, store, endpoint)
-    target = _open(settings)
-    try:
-        views = _views(settings, target)
+    with _views(ctx, store, endpoint) as views:
         people = views.related(views.resolve_person(person), limit)
         if output == "json":
             typer.echo(json_view.related(people), nl=False)
@@ -395,10 +399,6 @@ def related(
             typer.echo(text_view.related(people, explain), nl=False)
         else:
             raise KgError(f"unknown format {output!r}", "choose text or json")
-    except KgError as error:
-        raise fail(error) from error
-    finally:
-        target.close()
 
 
 @app.command()
@@ -410,14 +410,8 @@ def org(
     endpoint: EndpointOption = None,
 ) -> None:
     """An organisation and its people: current roles first, then former, then not confirmed."""
-    settings = _settings(ctx, store, endpoint)
-    target = _open(settings)
-    try:
-        typer.echo(_render("organization", output, _views(settings, target).organization(organization)), nl=False)
-    except KgError as error:
-        raise fail(error) from error
-    finally:
-        target.close()
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("organization", output, views.organization(organization)), nl=False)
 
 
 @app.command()
@@ -429,14 +423,8 @@ def topic(
     endpoint: EndpointOption = None,
 ) -> None:
     """A topic and the people who work on it, with their current organisations."""
-    settings = _settings(ctx, store, endpoint)
-    target = _open(settings)
-    try:
-        typer.echo(_render("topic", output, _views(settings, target).topic(name)), nl=False)
-    except KgError as error:
-        raise fail(error) from error
-    finally:
-        target.close()
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("topic", output, views.topic(name)), nl=False)
 
 
 @app.command()
@@ -450,15 +438,8 @@ def people(
     endpoint: EndpointOption = None,
 ) -> None:
     """List the people of the graph, filtered by name, topic or organisation."""
-    settings = _settings(ctx, store, endpoint)
-    target = _open(settings)
-    try:
-        rows = _views(settings, target).people(name, topic, organization)
-        typer.echo(_render("people", output, rows), nl=False)
-    except KgError as error:
-        raise fail(error) from error
-    finally:
-        target.close()
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("people", output, views.people(name, topic, organization)), nl=False)
 
 
 from kgprofiles.web.command import serve  # noqa: E402

@@ -80,9 +80,8 @@ def export_store(store: Store, fmt: str) -> bytes:
     formats give the union of the graphs as triples."""
     check_format(fmt)
     if fmt == "jsonld":
-        result = store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
-        assert isinstance(result, list)
-        return to_jsonld(sorted(result, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
+        union = {ox.Triple(q.subject, q.predicate, q.object) for q in store.quads()}
+        return to_jsonld(sorted(union, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
     rdf_format = FORMATS[fmt]
     assert rdf_format is not None
     return store.dump(rdf_format)
