@@ -43,15 +43,18 @@ class SelectResult:
     @classmethod
     def from_solutions(cls, solutions: ox.QuerySolutions) -> SelectResult:
         names = tuple(v.value for v in solutions.variables)
-        rows = []
-        for solution in solutions:
-            row = {}
-            for name in names:
-                value = solution[name]
-                if value is not None:
-                    row[name] = value
-            rows.append(row)
-        return cls(names, tuple(rows))
+        return cls(names, tuple(solution_rows(solutions, names)))
+
+
+def solution_rows(solutions: ox.QuerySolutions, names: tuple[str, ...]) -> Iterator[dict[str, Term]]:
+    """Each solution as a dict of its bound variables, lazily (callers may stop early)."""
+    for solution in solutions:
+        row = {}
+        for name in names:
+            value = solution[name]
+            if value is not None:
+                row[name] = value
+        yield row
 
 
 def _json_term(term: Term) -> dict[str, str]:

@@ -14,14 +14,14 @@ Everything here blocks: the endpoint runs it in a worker thread under a deadline
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
 from kgprofiles.errors import InputError, KgError, QueryError, StoreError
-from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
+from kgprofiles.store.base import QueryResult, SelectResult, Store, solution_rows
 from kgprofiles.store.binding import SparqlText, scan
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import PREFIXES
@@ -223,14 +223,4 @@ def _read(
     if isinstance(result, ox.QueryTriples):
         return _bounded(result, limits, deadline)
     names = tuple(v.value for v in result.variables)
-    return SelectResult(names, tuple(_bounded(_rows(result, names), limits, deadline)))
-
-
-def _rows(solutions: ox.QuerySolutions, names: tuple[str, ...]) -> Iterator[dict[str, Term]]:
-    for solution in solutions:
-        row = {}
-        for name in names:
-            value = solution[name]
-            if value is not None:
-                row[name] = value
-        yield row
+    return SelectResult(names, tuple(_bounded(solution_rows(result, names), limits, deadline)))
