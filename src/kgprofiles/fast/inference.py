@@ -1,0 +1,111 @@
+"""The fast inference path: owlrl's closure (as ``kgprofiles.infer.closure`` defines it) computed by
+the compiled rules (``rules.py``) in linear passes (``linear.py``), with owlrl as the fallback.
+
+``infer_triples`` returns the new triples as a list (small inputs, tests); ``infer_into`` writes
+them straight into a named graph of a store through pyoxigraph's bulk loader (builds at scale).
+Either way ``FastInference.notes`` says when, and why, owlrl did the work instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from rdflib import Graph
+
+from kgprofiles.fast.linear import Closure
+from kgprofiles.fast.literals import LiteralScan
+from kgprofiles.fast.rules import compile_rules
+from kgprofiles.fast.stores import as_ox_store
+from kgprofiles.infer import closure
+from kgprofiles.terms import graph_from_triples, triples_from_graph
+
+log = logging.getLogger("kgprofiles.fast")
+Triples = Callable[[], Iterable[ox.Triple | ox.Quad]]
+
+
+@dataclass
+class FastInference:
+    """The inferred triples (or how many were written), owlrl's inconsistencies, and notes."""
+
+    count: int
+    inconsistencies: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    triples: list[ox.Triple] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class _FileSink:
+    def __init__(self, handle: object) -> None:
+        self.handle = handle
+
+    def write(self, text: str) -> None:
+        self.handle.write(text)  # type: ignore[attr-defined]
+
+
+def _run_to_file(
+    data: Triples, ontology: Graph, scan: LiteralScan | None, path: str
+) -> tuple[list[str], tuple[str, ...]]:
+    plan = compile_rules(ontology)
+    with open(path, "w", encoding="utf-8", buffering=1 << 20) as handle:
+        result = Closure(plan, data, _FileSink(handle), scan).run()
+    return result.unsupported, result.inconsistencies
+
+
+def _reference(data: Triples, ontology: Graph) -> tuple[list[ox.Triple], tuple[str, ...]]:
+    answer = closure(graph_from_triples(data()), ontology)
+    return list(triples_from_graph(answer.triples)), answer.inconsistencies
+
+
+def infer_triples(data: Triples, ontology: Graph, *, scan: LiteralScan | None = None) -> FastInference:
+    """The new triples owlrl's closure of ``data()`` (raw parsed triples) with ``ontology`` gives,
+    less what either asserts: exactly ``infer.closure(...)``, as pyoxigraph triples."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
+        path = os.path.join(tmp, "inferred.nt")
+        unsupported, errors = _run_to_file(data, ontology, scan, path)
+        if unsupported:
+            notes = tuple(f"owlrl: {reason}" for reason in unsupported)
+            for note in notes:
+                log.warning("fast inference: %s", note)
+            triples, errors = _reference(data, ontology)
+            return FastInference(len(triples), errors, notes, triples)
+        triples = list(dict.fromkeys(q.triple for q in ox.parse(path=path, format=ox.RdfFormat.N_TRIPLES)))
+    return FastInference(len(triples), errors, (), triples, {"total": time.perf_counter() - started})  # type: ignore[arg-type]
+
+
+def infer_into(
+    store: object, graph: str, data: Triples, ontology: Graph, *, scan: LiteralScan | None = None
+) -> FastInference:
+    """Write the new triples into the named graph ``graph`` of ``store`` (emptied first) with the
+    bulk loader: not one transaction, so meant for a store being built (a fresh generation).
+    ``data()`` gives the raw parsed data triples (the store's content is not read)."""
+    started = time.perf_counter()
+    ox_store = as_ox_store(store)
+    target = ox.NamedNode(graph)
+    ox_store.clear_graph(target) if ox_store.contains_named_graph(target) else None
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
+        path = os.path.join(tmp, "inferred.nt")
+        unsupported, errors = _run_to_file(data, ontology, scan, path)
+        seconds["passes"] = time.perf_counter() - started
+        notes: tuple[str, ...] = ()
+        if unsupported:
+            notes = tuple(f"owlrl: {reason}" for reason in unsupported)
+            for note in notes:
+                log.warning("fast inference: %s", note)
+            triples, errors = _reference(data, ontology)
+            ox_store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in triples)
+        else:
+            loading = time.perf_counter()
+            ox_store.bulk_load(path=path, format=ox.RdfFormat.N_TRIPLES, to_graph=target)
+            seconds["load"] = time.perf_counter() - loading
+    counted = ox_store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {target} {{ ?s ?p ?o }} }}")
+    count = int(next(iter(counted))["n"].value)  # type: ignore[arg-type, index, union-attr]
+    seconds["total"] = time.perf_counter() - started
+    return FastInference(count, errors, notes, None, seconds)

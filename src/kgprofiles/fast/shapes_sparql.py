@@ -1,0 +1,562 @@
+"""SHACL validation compiled to SPARQL and run on a pyoxigraph store over all focus nodes at once.
+
+Each constraint of each shape becomes one or two SELECT queries that return only the violating
+(focus node, value) pairs; a few are finished in Python over distinct values (``values.py``) or
+over sets of nodes (logical and qualified constraints). The queries are generated from the shapes
+graph, so their text lives here and not in ``queries/``.
+
+The queries are written "scan first": the candidate violations are found by scanning the path's
+predicate (with MINUS as a hash anti-join) and only then joined with the shape's targets, because
+on an on-disk store an index lookup per focus node costs tens of microseconds while a scan costs
+about one per triple.
+
+The result is ``kgprofiles.validate.ValidationReport`` with the very ``ValidationResult`` tuples
+``validate_graph`` (pyshacl) gives, for the supported shapes; the others are validated by pyshacl
+(``fallback.py``), and the report says so through ``FastReport.notes``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import RDF, RDFS, SH, XSD
+from rdflib.term import Node
+
+from kgprofiles.fast import values
+from kgprofiles.fast.literals import faithful
+from kgprofiles.fast.shapes_model import Constraint, Path, Shape, ShapesPlan, Unsupported
+from kgprofiles.fast.sparql_text import RewrittenSelect, rewrite_select
+from kgprofiles.terms import to_oxigraph, to_rdflib
+from kgprofiles.validate import SEVERITIES, ValidationResult, compact
+
+log = logging.getLogger("kgprofiles.fast")
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal
+_NODE_KIND_SPARQL = {
+    SH.BlankNode: "isBlank(?v)",
+    SH.IRI: "isIRI(?v)",
+    SH.Literal: "isLiteral(?v)",
+    SH.BlankNodeOrIRI: "(isBlank(?v) || isIRI(?v))",
+    SH.BlankNodeOrLiteral: "(isBlank(?v) || isLiteral(?v))",
+    SH.IRIOrLiteral: "(isIRI(?v) || isLiteral(?v))",
+}
+_VALUE_TESTS = {"Datatype", "NodeKind", "In", "HasValue", "Pattern", "MinExclusive", "MinInclusive", "MaxExclusive"}
+_VALUE_TESTS |= {"MaxInclusive", "MinLength", "MaxLength", "Or", "And", "Xone", "Not", "Class"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result before formatting: the source shape, the component, focus and value."""
+
+    shape: Shape
+    component: str
+    focus: Term
+    value: Term | None
+    path: Path | None
+    bound: dict[str, Term] | None = None  # SPARQL rows: variables for message templates
+    extra_messages: tuple[Literal, ...] = ()
+    focus_projected: bool = True
+
+
+@dataclass
+class RunStats:
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def sparql_term(term: Node | Term) -> str:
+    """A term in SPARQL syntax (pyoxigraph writes N-Triples, escaped)."""
+    if isinstance(term, Node):
+        term = to_oxigraph(term)
+    return str(term)
+
+
+class Evaluator:
+    """Runs the compiled shapes on one store. The store's default graph for queries is the union
+    of its named graphs, which must hold the data and the ontology (as pyshacl's data graph does
+    with ``ont_graph`` mixed in) and nothing else."""
+
+    def __init__(self, store: ox.Store, plan: ShapesPlan) -> None:
+        self.store = store
+        self.plan = plan
+        self.stats = RunStats()
+        self._subclasses: dict[Node, list[ox.NamedNode | ox.BlankNode]] = {}
+        self._instances: dict[Node, set[Term]] = {}
+        self._view: dict[Term, Node] = {}
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def select(self, sparql: str) -> ox.QuerySolutions:
+        return self.store.query(sparql, use_default_graph_as_union=True)  # type: ignore[return-value]
+
+    def rows(self, sparql: str, *names: str) -> Iterator[tuple[Term | None, ...]]:
+        started = time.perf_counter()
+        count = 0
+        for solution in self.select(sparql):
+            count += 1
+            yield tuple(solution[n] for n in names)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%.3fs %d rows: %s", time.perf_counter() - started, count, " ".join(sparql.split())[:400])
+
+    def view(self, term: Term) -> Node:
+        """The rdflib term pyshacl sees for a stored term."""
+        found = self._view.get(term)
+        if found is None:
+            found = self._view[term] = to_rdflib(term)
+        return found
+
+    def subclasses(self, cls: Node) -> list[ox.NamedNode | ox.BlankNode]:
+        """``cls`` and everything ``rdfs:subClassOf*`` it in the data and ontology."""
+        if cls not in self._subclasses:
+            found = [
+                row[0]
+                for row in self.rows(f"SELECT DISTINCT ?c WHERE {{ ?c <{RDFS.subClassOf}>* {sparql_term(cls)} }}", "c")
+            ]
+            start = to_oxigraph(cls)
+            if start not in found:
+                found.append(start)  # type: ignore[arg-type]
+            self._subclasses[cls] = [c for c in found if not isinstance(c, ox.Literal)]  # type: ignore[misc]
+        return self._subclasses[cls]
+
+    def instances(self, cls: Node) -> set[Term]:
+        if cls not in self._instances:
+            self._instances[cls] = {
+                row[0]  # type: ignore[misc]
+                for row in self.rows(
+                    f"SELECT DISTINCT ?x WHERE {{ ?x <{RDF.type}> ?t . {self.class_values('?t', cls)} }}", "x"
+                )
+            }
+        return self._instances[cls]
+
+    def class_values(self, var: str, cls: Node) -> str:
+        """``VALUES ?t { … }`` over the subclasses (blank-node classes cannot be written: a filter)."""
+        named = [c for c in self.subclasses(cls) if isinstance(c, ox.NamedNode)]
+        blank = [c for c in self.subclasses(cls) if isinstance(c, ox.BlankNode)]
+        if blank:
+            raise Unsupported("a class with blank-node subclasses")
+        return f"VALUES {var} {{ {' '.join(str(c) for c in named)} }}"
+
+    def target(self, shape: Shape) -> str:
+        """A group graph pattern binding ``?this`` to each focus node of ``shape`` once."""
+        parts = []
+        for cls in shape.targets.classes:
+            parts.append(f"{{ ?this <{RDF.type}> ?_tc . {self.class_values('?_tc', cls)} }}")
+        for node in shape.targets.nodes:
+            parts.append(f"{{ VALUES ?this {{ {sparql_term(node)} }} }}")
+        for p in shape.targets.subjects_of:
+            parts.append(f"{{ ?this {sparql_term(p)} ?_to }}")
+        for p in shape.targets.objects_of:
+            parts.append(f"{{ ?_ts {sparql_term(p)} ?this }}")
+        return f"{{ SELECT DISTINCT ?this WHERE {{ {' UNION '.join(parts)} }} }}"
+
+    # -- the run -------------------------------------------------------------------------------
+
+    def run(self, shapes: Iterable[Shape]) -> list[Finding]:
+        findings: list[Finding] = []
+        for shape in shapes:
+            if shape.deactivated:
+                continue
+            started = time.perf_counter()
+            findings.extend(self.shape(shape))
+            self.stats.seconds[shape.name] = self.stats.seconds.get(shape.name, 0.0) + time.perf_counter() - started
+        return findings
+
+    def shape(self, shape: Shape) -> Iterator[Finding]:
+        target = self.target(shape)
+        yield from self.constraints(shape, target)
+        for prop in shape.properties:
+            if not prop.deactivated:
+                yield from self.constraints(prop, target)
+
+    def constraints(self, shape: Shape, target: str) -> Iterator[Finding]:
+        done_value_tests = False
+        for c in shape.constraints:
+            if c.kind in ("MinCount", "MaxCount"):
+                yield from self.count(shape, c, target)
+            elif c.kind == "Class" and shape.path is not None:
+                yield from self.class_on_path(shape, c, target)
+            elif c.kind == "Class":
+                yield from self.class_on_focus(shape, c, target)
+            elif c.kind == "HasValue" and shape.path is not None:
+                yield from self.has_value_on_path(shape, c, target)
+            elif c.kind == "Qualified":
+                yield from self.qualified(shape, c, target)
+            elif c.kind == "Sparql":
+                yield from self.sparql(shape, c, target)
+            elif c.kind in _VALUE_TESTS and not done_value_tests:
+                done_value_tests = True
+                yield from self.value_tests(
+                    shape, [x for x in shape.constraints if self.is_value_test(shape, x)], target
+                )
+
+    def is_value_test(self, shape: Shape, c: Constraint) -> bool:
+        if c.kind == "Class" or (c.kind == "HasValue" and shape.path is not None):
+            return False
+        if c.kind in ("Or", "And", "Xone", "Not"):
+            return True
+        return c.kind in _VALUE_TESTS
+
+    # -- cardinality ---------------------------------------------------------------------------
+
+    def count(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        assert shape.path is not None
+        (limit,) = c.params
+        assert isinstance(limit, int)
+        path = shape.path.pattern("?this", "?v")
+        if c.kind == "MinCount":
+            if limit <= 0:
+                return
+            if limit == 1:
+                query = f"SELECT DISTINCT ?this WHERE {{ {target} MINUS {{ {path} }} }}"
+            else:
+                query = (
+                    f"SELECT ?this WHERE {{ {target} OPTIONAL {{ {path} }} }} "
+                    f"GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {limit})"
+                )
+        else:
+            query = (
+                f"SELECT DISTINCT ?this WHERE {{ {{ SELECT ?this WHERE {{ {path} }} GROUP BY ?this "
+                f"HAVING (COUNT(DISTINCT ?v) > {limit}) }} {target} }}"
+            )
+        for (focus,) in self.rows(query, "this"):
+            yield Finding(shape, c.kind, focus, None, shape.path)  # type: ignore[arg-type]
+
+    # -- class and hasValue on a path ------------------------------------------------------------
+
+    def class_on_path(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        assert shape.path is not None
+        (cls,) = c.params
+        path = shape.path.pattern("?this", "?v")
+        query = (
+            f"SELECT DISTINCT ?this ?v WHERE {{ {{ SELECT DISTINCT ?this ?v WHERE {{ {path} "
+            f"MINUS {{ ?v <{RDF.type}> ?_t . {self.class_values('?_t', cls)} }} }} }} {target} }}"  # type: ignore[arg-type]
+        )
+        for focus, value in self.rows(query, "this", "v"):
+            yield Finding(shape, "Class", focus, value, shape.path)  # type: ignore[arg-type]
+
+    def class_on_focus(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        (cls,) = c.params
+        query = (
+            f"SELECT DISTINCT ?this WHERE {{ {target} "
+            f"MINUS {{ ?this <{RDF.type}> ?_t . {self.class_values('?_t', cls)} }} }}"  # type: ignore[arg-type]
+        )
+        for (focus,) in self.rows(query, "this"):
+            yield Finding(shape, "Class", focus, focus, None)  # type: ignore[arg-type]
+
+    def has_value_on_path(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        assert shape.path is not None
+        (value,) = c.params
+        if isinstance(value, BNode):
+            raise Unsupported("sh:hasValue with a blank node")
+        if isinstance(value, Literal) and not faithful([to_oxigraph(value)])[to_oxigraph(value)]:  # type: ignore[index]
+            yield from self.has_value_in_python(shape, value, target)
+            return
+        path = shape.path.pattern("?this", sparql_term(value))
+        for (focus,) in self.rows(f"SELECT DISTINCT ?this WHERE {{ {target} MINUS {{ {path} }} }}", "this"):
+            yield Finding(shape, "HasValue", focus, None, shape.path)  # type: ignore[arg-type]
+
+    def has_value_in_python(self, shape: Shape, value: Node, target: str) -> Iterator[Finding]:
+        """sh:hasValue with a literal the store would write differently: compare rdflib views."""
+        assert shape.path is not None
+        good = set()
+        for focus, v in self.rows(
+            f"SELECT DISTINCT ?this ?v WHERE {{ {shape.path.pattern('?this', '?v')} }}", "this", "v"
+        ):
+            if self.view(v) == value:  # type: ignore[arg-type]
+                good.add(focus)
+        for (focus,) in self.rows(f"SELECT ?this WHERE {{ {target} }}", "this"):
+            if focus not in good:
+                yield Finding(shape, "HasValue", focus, None, shape.path)  # type: ignore[arg-type]
+
+    # -- value tests (decided per distinct value in Python) -----------------------------------------
+
+    def value_tests(self, shape: Shape, constraints: list[Constraint], target: str) -> Iterator[Finding]:
+        """Constraints decided by the value alone: find the distinct values (of the path, or the
+        focus nodes themselves), test each once, then fetch the focus nodes of the bad ones."""
+        tests = [(c, t) for c in constraints for t in self.value_testers(c)]
+        if not tests:
+            return
+        on_path = shape.path is not None
+        prefilter = self.sparql_prefilter(constraints)
+        if on_path:
+            assert shape.path is not None
+            path = shape.path.pattern("?this", "?v")
+            if prefilter is not None:
+                # Everything the filter lets through fails; the rest pass (the tests are exact).
+                query = (
+                    f"SELECT DISTINCT ?this ?v WHERE {{ {{ SELECT DISTINCT ?this ?v WHERE {{ {path} "
+                    f"FILTER (!({prefilter})) }} }} {target} }}"
+                )
+                for focus, value in self.rows(query, "this", "v"):
+                    for c, test in tests:
+                        if not test(self.view(value)):  # type: ignore[arg-type]
+                            yield Finding(shape, c.kind, focus, value, shape.path)  # type: ignore[arg-type]
+                return
+            distinct = [v for (v,) in self.rows(f"SELECT DISTINCT ?v WHERE {{ {path} }}", "v")]
+            bad: dict[Term, list[Constraint]] = {}
+            for value in distinct:
+                failed = [c for c, test in tests if not test(self.view(value))]  # type: ignore[arg-type]
+                if failed:
+                    bad[value] = failed  # type: ignore[index]
+            yield from self.pairs_for_values(shape, bad, target)
+        else:
+            for (focus,) in self.rows(f"SELECT ?this WHERE {{ {target} }}", "this"):
+                for c, test in tests:
+                    if not test(self.view(focus)):  # type: ignore[arg-type]
+                        value = None if c.kind == "HasValue" else focus
+                        yield Finding(shape, c.kind, focus, value, None)  # type: ignore[arg-type]
+
+    def pairs_for_values(self, shape: Shape, bad: dict[Term, list[Constraint]], target: str) -> Iterator[Finding]:
+        if not bad:
+            return
+        assert shape.path is not None
+        path = shape.path.pattern("?this", "?v")
+        named = [v for v in bad if not isinstance(v, ox.BlankNode)]
+        queries = []
+        for start in range(0, len(named), 500):
+            chunk = " ".join(str(v) for v in named[start : start + 500])
+            queries.append(f"SELECT DISTINCT ?this ?v WHERE {{ VALUES ?v {{ {chunk} }} {path} {target} }}")
+        if len(named) < len(bad):
+            queries.append(f"SELECT DISTINCT ?this ?v WHERE {{ {path} FILTER (isBlank(?v)) {target} }}")
+        for query in queries:
+            for focus, value in self.rows(query, "this", "v"):
+                for c in bad.get(value, ()):  # type: ignore[arg-type]
+                    yield Finding(shape, c.kind, focus, value, shape.path)  # type: ignore[arg-type]
+
+    def sparql_prefilter(self, constraints: list[Constraint]) -> str | None:
+        """A SPARQL condition true exactly of the values every constraint accepts, when one exists
+        (so only failing values leave the store); None when some test needs Python."""
+        parts = []
+        for c in constraints:
+            if c.kind == "NodeKind" and c.params[0] in _NODE_KIND_SPARQL:
+                parts.append(_NODE_KIND_SPARQL[c.params[0]])  # type: ignore[index]
+            elif c.kind == "Datatype" and c.params[0] == XSD.string:
+                parts.append(f"(isLiteral(?v) && datatype(?v) = <{XSD.string}>)")
+            elif c.kind == "In" and all(isinstance(v, URIRef) for v in c.params):
+                members = " || ".join(f"sameTerm(?v, <{v}>)" for v in c.params) or "false"
+                parts.append(f"({members})")
+            else:
+                return None
+        return " && ".join(parts) if parts else None
+
+    def value_testers(self, c: Constraint) -> list[values.ValueTest]:
+        if c.kind == "Datatype":
+            return [values.datatype(c.params[0])]  # type: ignore[arg-type]
+        if c.kind == "NodeKind":
+            return [values.node_kind(c.params[0])]  # type: ignore[arg-type]
+        if c.kind == "In":
+            return [values.one_of(c.params)]  # type: ignore[arg-type]
+        if c.kind == "HasValue":
+            return [values.equals(c.params[0])]  # type: ignore[arg-type]
+        if c.kind == "Pattern":
+            regexes, flags = c.params
+            return values.patterns(regexes, flags)  # type: ignore[arg-type]
+        if c.kind in ("MinExclusive", "MinInclusive", "MaxExclusive", "MaxInclusive"):
+            return [values.value_range(c.kind, c.params[0])]  # type: ignore[arg-type]
+        if c.kind in ("MinLength", "MaxLength"):
+            return [values.length(c.kind, c.params[0])]  # type: ignore[arg-type]
+        if c.kind in ("Or", "And", "Xone", "Not"):
+            return [self.logical_test(c)]
+        raise Unsupported(f"no value test for {c.kind}")
+
+    # -- logical constraints ---------------------------------------------------------------------
+
+    def logical_test(self, c: Constraint) -> values.ValueTest:
+        """A test of one node against sh:or/and/xone/not of member shapes. Members that look along
+        paths (counts, hasValue) or test classes are judged from node sets fetched once."""
+        members: list[Shape] = list(c.params)  # type: ignore[arg-type]
+        judges = [self.member_judge(m) for m in members]
+
+        def test(v: Node) -> bool:
+            term = to_oxigraph(v)
+            conforming = [judge(v, term) for judge in judges]
+            if c.kind == "Or":
+                return any(conforming)
+            if c.kind == "And":
+                return all(conforming)
+            if c.kind == "Xone":
+                return conforming.count(True) == 1
+            return not conforming[0]
+
+        return test
+
+    def member_judge(self, member: Shape):
+        """``judge(rdflib_term, stored_term) -> bool``: does the node conform to ``member``?"""
+        if member.deactivated:
+            return lambda v, term: True
+        if member.path is not None:
+            along = self.along_path(member)
+            return lambda v, term: along(term)
+        local = [t for c in member.constraints if c.kind != "Class" for t in self.value_testers(c)]
+        classes = [c.params[0] for c in member.constraints if c.kind == "Class"]
+        prop_tests = [self.along_path(p) for p in member.properties if not p.deactivated]
+
+        def judge(v: Node, term: Term) -> bool:
+            if not all(t(v) for t in local):
+                return False
+            if any(term not in self.instances(cls) for cls in classes):
+                return False
+            return all(t(term) for t in prop_tests)
+
+        return judge
+
+    def along_path(self, prop: Shape):
+        """A test of a node against a property shape inside a logical constraint (counts,
+        sh:hasValue and value-level constraints along a predicate path), from sets fetched once."""
+        assert prop.path is not None
+        path = prop.path.pattern("?s", "?x")
+        counts: dict[Term, int] = defaultdict(int)
+        needs_counts = any(c.kind in ("MinCount", "MaxCount") for c in prop.constraints)
+        if needs_counts:
+            query = f"SELECT ?s (COUNT(DISTINCT ?x) AS ?n) WHERE {{ {path} }} GROUP BY ?s"
+            for s, n in self.rows(query, "s", "n"):
+                counts[s] = int(n.value)  # type: ignore[index, union-attr]
+        has = [c.params[0] for c in prop.constraints if c.kind == "HasValue"]
+        tests = [
+            t
+            for c in prop.constraints
+            if c.kind not in ("MinCount", "MaxCount", "HasValue")
+            for t in self.value_testers(c)
+        ]
+        holders: list[set[Term]] = [set() for _ in has]
+        failing: set[Term] = set()
+        if has or tests:
+            verdict: dict[Term, bool] = {}
+            for s, x in self.rows(f"SELECT DISTINCT ?s ?x WHERE {{ {path} }}", "s", "x"):
+                view = self.view(x)  # type: ignore[arg-type]
+                for i, value in enumerate(has):
+                    if view == value:
+                        holders[i].add(s)  # type: ignore[arg-type]
+                if tests:
+                    ok = verdict.get(x)  # type: ignore[arg-type]
+                    if ok is None:
+                        ok = verdict[x] = all(t(view) for t in tests)  # type: ignore[index]
+                    if not ok:
+                        failing.add(s)  # type: ignore[arg-type]
+        mins = [int(c.params[0]) for c in prop.constraints if c.kind == "MinCount"]  # type: ignore[call-overload]
+        maxs = [int(c.params[0]) for c in prop.constraints if c.kind == "MaxCount"]  # type: ignore[call-overload]
+
+        def test(term: Term) -> bool:
+            n = counts.get(term, 0)
+            if any(n < m for m in mins) or any(n > m for m in maxs):
+                return False
+            if term in failing:
+                return False
+            return all(term in h for h in holders)
+
+        return test
+
+    # -- qualified value shapes -----------------------------------------------------------------
+
+    def qualified(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        member, low, high = c.params
+        judge = self.member_judge(member)  # type: ignore[arg-type]
+        focus_nodes = [f for (f,) in self.rows(f"SELECT ?this WHERE {{ {target} }}", "this")]
+        counts: dict[Term, int] = defaultdict(int)
+        if shape.path is not None:
+            path = shape.path.pattern("?this", "?v")
+            verdict: dict[Term, bool] = {}
+            query = f"SELECT DISTINCT ?this ?v WHERE {{ {{ SELECT DISTINCT ?this ?v WHERE {{ {path} }} }} {target} }}"
+            seen_values = False
+            for focus, value in self.rows(query, "this", "v"):
+                seen_values = True
+                ok = verdict.get(value)  # type: ignore[arg-type]
+                if ok is None:
+                    ok = verdict[value] = judge(self.view(value), value)  # type: ignore[arg-type, index]
+                counts[focus] += int(ok)  # type: ignore[index]
+            if not seen_values and (low is None or low < 1):  # type: ignore[operator]
+                return
+        else:
+            for focus in focus_nodes:
+                counts[focus] = int(judge(self.view(focus), focus))  # type: ignore[arg-type, index]
+        for focus in focus_nodes:
+            n = counts.get(focus, 0)  # type: ignore[arg-type]
+            if high is not None and n > high:  # type: ignore[operator]
+                yield Finding(shape, "QualifiedMaxCount", focus, None, shape.path)  # type: ignore[arg-type]
+            if low is not None and n < low:  # type: ignore[operator]
+                yield Finding(shape, "QualifiedMinCount", focus, None, shape.path)  # type: ignore[arg-type]
+
+    # -- SPARQL-based constraints ---------------------------------------------------------------
+
+    def sparql(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        _node, select, prefixes, messages = c.params
+        rewritten = compile_select(select, dict(prefixes), target)  # type: ignore[arg-type]
+        names = ["this", *(n for n in rewritten.variables if n != "this")]
+        for row in self.rows(rewritten.text, *names):
+            bound = {n: t for n, t in zip(names, row, strict=True) if t is not None}
+            focus = bound.pop("this")
+            path = bound.pop("path", None)
+            value = bound.pop("value", None)
+            if not (rewritten.projects_this or path is not None or value is not None):
+                continue
+            yield Finding(
+                shape,
+                "SPARQL",
+                focus,
+                value if value is not None else focus,
+                Path(URIRef(path.value)) if isinstance(path, ox.NamedNode) else None,
+                bound,
+                messages,  # type: ignore[arg-type]
+                rewritten.projects_this,
+            )
+
+
+def compile_select(select: str, prefixes: dict[str, str], target: str) -> RewrittenSelect:
+    rewritten = rewrite_select(select, prefixes, target)
+    try:
+        ox.Store().query(rewritten.text)
+    except SyntaxError as exc:
+        raise Unsupported(f"an sh:sparql query pyoxigraph cannot parse: {exc}") from exc
+    return rewritten
+
+
+# -- formatting findings as pyshacl reports them --------------------------------------------------
+
+
+def _format_sparql_message(template: str, bound: dict[str, str]) -> str:
+    for var, val in bound.items():
+        template = re.sub(f"{{[?$]{var}}}", val, template)
+    return template
+
+
+def to_result(finding: Finding, view: Evaluator, locate: dict[str, tuple[str, int | None]]) -> ValidationResult:
+    """The ``ValidationResult`` validate.py builds from pyshacl's report for the same result."""
+    shape = finding.shape
+    focus = view.view(finding.focus)
+    value = view.view(finding.value) if finding.value is not None else None
+    if finding.component == "SPARQL":
+        bound_names: dict[str, str] = {k: str(view.view(v)) for k, v in (finding.bound or {}).items()}
+        if finding.focus_projected:
+            bound_names["this"] = str(focus)
+        if finding.path is not None:
+            bound_names["path"] = str(finding.path.predicate)
+        bound_names["value"] = str(value)
+        texts = [_format_sparql_message(str(m.value), bound_names) for m in shape.messages]
+        texts += [
+            _format_sparql_message(str(m.value), bound_names) for m in finding.extra_messages if m not in shape.messages
+        ]
+    else:
+        texts = [str(m) for m in shape.messages]
+    component = f"sh:{finding.component}ConstraintComponent"
+    key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
+    file, line = locate.get(key, (None, None))
+    path_text = None
+    if finding.path is not None:
+        path_text = ("^" if finding.path.inverse else "") + (compact(finding.path.predicate) or "")
+    return ValidationResult(
+        severity=SEVERITIES.get(shape.severity, "violation"),
+        message=sorted(texts)[0] if texts else component,
+        focus=compact(focus) or "",
+        path=path_text,
+        shape=shape.name,
+        constraint=finding.component,
+        value=compact(value),
+        file=file,
+        line=line,
+    )

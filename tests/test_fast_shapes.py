@@ -1,0 +1,180 @@
+"""The fast validation path (SHACL compiled to SPARQL on pyoxigraph) gives exactly pyshacl's results.
+
+Result for result (severity, message, focus node, path, shape, constraint component, value, file and
+line), as multisets, on:
+- every fixture under tests/shapes/ (each breaks, or satisfies, some shape),
+- the seed data, and a synthetic dataset from bench/generate.py,
+- Hypothesis-generated graphs in the project's vocabulary (wrong classes, kinds, counts, datatypes,
+  dates, Wikidata links, footnotes, missing sources…),
+- shapes the compiler does not support, which must fall back to pyshacl and say so,
+- literals that rdflib and the store write differently, which must fall back too.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import HealthCheck, given, settings
+from rdflib import Graph
+
+from conftest import ROOT
+from kgprofiles.config import Settings
+from kgprofiles.fast.validation import compile_shapes, validate_store, validate_triples
+from kgprofiles.ingest import parse_files
+from kgprofiles.terms import graph_from_triples
+from kgprofiles.validate import (
+    ValidationResult,
+    load_ontology,
+    load_shapes,
+    locate_subjects,
+    validate_files,
+    validate_graph,
+)
+from test_fast_graphs import UNFAITHFUL, graphs, kgp, typed
+
+FIXTURES = sorted((ROOT / "tests" / "shapes").rglob("*.ttl"))
+
+
+def same(fast: tuple[ValidationResult, ...], reference: tuple[ValidationResult, ...]) -> bool:
+    return Counter(fast) == Counter(reference)
+
+
+def explain(fast: tuple[ValidationResult, ...], reference: tuple[ValidationResult, ...]) -> str:
+    only_fast = Counter(fast) - Counter(reference)
+    only_reference = Counter(reference) - Counter(fast)
+    return "\n".join([*(f"fast only: {r}" for r in only_fast), *(f"pyshacl only: {r}" for r in only_reference)])
+
+
+@pytest.fixture(scope="module")
+def shapes(settings: Settings) -> Graph:
+    return load_shapes(settings.shapes_dir)
+
+
+@pytest.fixture(scope="module")
+def ontology(settings: Settings) -> Graph:
+    return load_ontology(settings.ontology_dir)
+
+
+def test_every_project_shape_compiles(shapes: Graph) -> None:
+    plan = compile_shapes(shapes)
+    assert plan.fallback == {}
+    assert plan.global_reason is None
+    assert len(plan.shapes) >= 19
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.relative_to(ROOT / "tests" / "shapes").as_posix() for p in FIXTURES])
+def test_fixture(path: Path, settings: Settings, shapes: Graph, ontology: Graph) -> None:
+    files = parse_files([path], ROOT)
+    reference = validate_files(files, settings)
+    triples = [t for f in files for t in f.triples]
+    fast = validate_triples(triples, shapes, ontology, locate=locate_subjects(files), files=[f.display for f in files])
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+    assert fast.report.files == reference.files
+    assert fast.report.conforms == reference.conforms
+    if not any(t.object in UNFAITHFUL for t in triples):
+        assert fast.notes == ()
+
+
+def test_seed_data_on_a_store_with_a_graph_per_file(settings: Settings, shapes: Graph, ontology: Graph) -> None:
+    files = parse_files([settings.data_dir], settings.root, settings.data_dir)
+    reference = validate_files(files, settings)
+    store = ox.Store()
+    store.extend(ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(f.graph)) for f in files for t in f.triples)
+    from kgprofiles.fast.stores import ontology_quads
+
+    store.extend(ontology_quads(ontology))
+    fast = validate_store(
+        store, shapes, ontology, locate=locate_subjects(files), files=[f.display for f in files],
+        raw=lambda: (t for f in files for t in f.triples),
+    )  # fmt: skip
+    assert fast.notes == ()
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, ontology: Graph) -> None:
+    generator = ROOT / "bench" / "generate.py"
+    if not generator.exists():
+        pytest.skip("bench/generate.py is not there yet")
+    out = tmp_path / "synthetic"
+    subprocess.run(
+        [sys.executable, str(generator), "--people", "40", "--seed", "3", "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    files = parse_files([out], ROOT)
+    reference = validate_files(files, settings)
+    triples = [t for f in files for t in f.triples]
+    fast = validate_triples(triples, shapes, ontology, locate=locate_subjects(files), files=[f.display for f in files])
+    assert fast.notes == ()
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+    assert reference.results  # the synthetic people have no Wikidata links: warnings to compare
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(triples=graphs())
+def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    fast = validate_triples(triples, shapes, ontology)
+    assert fast.notes == ()
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(triples=graphs(unfaithful=True, max_statements=15))
+def test_literals_the_store_rewrites_fall_back(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    fast = validate_triples(triples, shapes, ontology)
+    if any(t.object in UNFAITHFUL for t in triples):
+        assert any("write differently" in n for n in fast.notes)
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+UNSUPPORTED_SHAPES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .
+@prefix ex: <http://example.org/shapes#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+
+ex:Closed a sh:NodeShape ; sh:targetClass kgp:Topic ; sh:closed true ;
+    sh:ignoredProperties ( <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> ) ;
+    sh:property [ sh:path kgp:name ] ; sh:message "closed" .
+ex:Node a sh:NodeShape ; sh:targetClass kgp:Role ;
+    sh:property [ sh:path kgp:holder ; sh:node ex:Named ; sh:message "holder not named" ] .
+ex:Named a sh:NodeShape ; sh:property [ sh:path kgp:name ; sh:minCount 1 ] .
+ex:NoMessage a sh:NodeShape ; sh:targetClass kgp:Person ;
+    sh:property [ sh:path kgp:name ; sh:maxCount 1 ] .
+ex:Supported a sh:NodeShape ; sh:targetClass kgp:Person ;
+    sh:property [ sh:path kgp:name ; sh:minCount 1 ; sh:datatype xsd:string ; sh:message "name" ] .
+"""
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(triples=graphs(max_statements=25))
+def test_unsupported_shapes_fall_back_to_pyshacl(triples: list[ox.Triple], ontology: Graph) -> None:
+    shapes = Graph().parse(data=UNSUPPORTED_SHAPES, format="turtle")
+    plan = compile_shapes(shapes)
+    assert {s.name for s in plan.shapes} == {"<http://example.org/shapes#Supported>"}
+    assert len(plan.fallback) == 3
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    fast = validate_triples(triples, shapes, ontology)
+    assert len(fast.notes) == 3 and all(n.startswith("pyshacl: ") for n in fast.notes)
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+def test_a_store_rewriting_a_literal_is_noticed(shapes: Graph, ontology: Graph) -> None:
+    """ "1.50"^^xsd:decimal is "1.5" in the store but "1.50" for rdflib: the fast path says so."""
+    role = ox.NamedNode("https://w3id.org/kgprofiles/id/claim/r")
+    triples = [
+        ox.Triple(role, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), kgp("Role")),
+        ox.Triple(role, kgp("start"), typed("1.50", "decimal")),
+    ]
+    fast = validate_triples(triples, shapes, ontology)
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    assert any("write differently" in n for n in fast.notes)
+    assert same(fast.report.results, reference.results)
+    assert "1.50" in {r.value for r in fast.report.results}
