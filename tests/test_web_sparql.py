@@ -219,7 +219,7 @@ def test_the_editor_page_is_served_without_a_cdn(client: httpx.Client, settings:
     config = json.loads(html.split('id="sparql-config">', 1)[1].split("</script>", 1)[0])
     assert config["prefixes"]["kgp"] == "https://w3id.org/kgprofiles/ontology#"
     names = [e["name"] for e in config["examples"]]
-    assert names[0] == "people" and {"person", "related-people", "org-members"} <= set(names)
+    assert names[0] == "people" and {"person", "related-topics", "org-members"} <= set(names)
     person = next(e for e in config["examples"] if e["name"] == "person")["query"]
     assert "PREFIX kgp: <https://w3id.org/kgprofiles/ontology#>" in person and "VALUES (?person)" in person
     script = client.get("/static/yasgui/yasgui.min.js")

@@ -16,7 +16,7 @@ import pyoxigraph as ox
 
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError
-from kgprofiles.queries import get_query, resolve_iri
+from kgprofiles.queries import get_query, load_queries, resolve_iri
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, TOPIC, WD
@@ -180,7 +180,6 @@ class Views:
         if not facts:
             raise NotFound(f"no person {person.value}")
         fact = facts[0]
-        notes = self._notes(person)
         sources = tuple(
             SourceItem(
                 int(r["number"].value),
@@ -193,6 +192,7 @@ class Views:
             )
             for r in self.select("profile-sources", person=person).rows
         )
+        notes = self._notes(person, sources)
         statements = self.select("profile-statements", person=person).rows
         paragraphs: dict[str, list[Paragraph]] = defaultdict(list)
         for r in statements:
@@ -234,9 +234,7 @@ class Views:
             for r in self.select("org-member-counts", person=person).rows
         )
         topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
-        related = related_people(
-            self.store, get_query(self.queries_dir, "related-people"), person, self.related_weights, related_limit
-        )
+        related = self.related(person, related_limit)
         return Profile(
             iri=person.value,
             slug=_slug(person.value),
@@ -254,18 +252,17 @@ class Views:
             sources=sources,
         )
 
-    def _notes(self, person: ox.NamedNode) -> dict[str, tuple[int, ...]]:
+    def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
         """Each claim's footnote numbers on the person's profile, ascending."""
+        numbers = {s.iri: s.number for s in sources}
         found: dict[str, set[int]] = defaultdict(set)
         for r in self.select("claim-sources", person=person).rows:
-            if "number" in r:
-                found[r["claim"].value].add(int(r["number"].value))
-        return {claim: tuple(sorted(numbers)) for claim, numbers in found.items()}
+            if r["source"].value in numbers:
+                found[r["claim"].value].add(numbers[r["source"].value])
+        return {claim: tuple(sorted(n)) for claim, n in found.items()}
 
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
-        return related_people(
-            self.store, get_query(self.queries_dir, "related-people"), person, self.related_weights, limit
-        )
+        return related_people(self.store, load_queries(self.queries_dir), person, self.related_weights, limit)
 
     # -------------------------------------------------------------------- organisations, topics, people
 

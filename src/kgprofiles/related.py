@@ -1,16 +1,17 @@
 """Related people: a weighted score over shared organisations, topics, works and events, with a
-reason that names each link. The query is ``queries/related-people.rq``; the weights live here."""
+reason that names each link. The queries are ``queries/related-*.rq``; the weights live here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
-from kgprofiles.store.base import SelectResult, Store
+from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.vocab import KGP
 
 #: The one place the weights are set; ``[kgprofiles.related_weights]`` in kgprofiles.toml overrides.
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -19,20 +20,6 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "topic": 1.0,  # a shared topic
     "work": 2.0,  # a work both contributed to
     "event": 0.5,  # a thing both have a timeline event about
-}
-_PARAMS = {
-    "current_org": "wCurrentOrg",
-    "other_org": "wOtherOrg",
-    "topic": "wTopic",
-    "work": "wWork",
-    "event": "wEvent",
-}
-_COUNTS = {
-    "current_org": "currentOrgs",
-    "other_org": "otherOrgs",
-    "topic": "topics",
-    "work": "works",
-    "event": "events",
 }
 
 
@@ -69,74 +56,104 @@ class Related:
     components: tuple[Component, ...]
 
 
-def _split(row: dict[str, ox.Literal], key: str) -> list[str]:
-    value = row.get(key)
-    return sorted(n for n in value.value.split("\t") if n) if value is not None else []
+KGP_NAME, KGP_FIRST_TOPIC, KGP_SOFTWARE = (str(KGP.name), str(KGP.firstTopic), str(KGP.Software))
+#: The named queries behind each kind of link (``queries/related-*.rq``).
+QUERIES = ("related-orgs", "related-topics", "related-works", "related-events")
 
 
-def _reason(row: dict, first_topic: str | None) -> str:
+@dataclass
+class _Candidate:
+    name: str
+    first_topic: str | None = None
+    work_names: dict[str, tuple[int, str]] = field(default_factory=dict)  # IRI → (0 short name | 1 title, name)
+    about_names: dict[str, tuple[int, str]] = field(default_factory=dict)
+    current_orgs: set[str] = field(default_factory=set)
+    orgs: set[str] = field(default_factory=set)
+    topics: set[str] = field(default_factory=set)
+    writing: set[str] = field(default_factory=set)
+    code: set[str] = field(default_factory=set)
+    events: set[str] = field(default_factory=set)
+
+
+def _reason(c: _Candidate, other_orgs: list[str]) -> str:
     parts = []
-    current = _split(row, "currentOrgNames")
-    if current:
-        parts.append("Also at " + ", ".join(current))
-    topics = _split(row, "topicNames")
-    if first_topic in topics:
-        topics.remove(first_topic)
-        topics.insert(0, first_topic)
+    if c.current_orgs:
+        parts.append("Also at " + ", ".join(sorted(c.current_orgs)))
+    topics = sorted(c.topics)
+    if c.first_topic in topics:
+        topics.remove(c.first_topic)
+        topics.insert(0, c.first_topic)
     parts.extend(topics)
-    writing = _split(row, "writingNames")
-    if writing:
-        parts.append("Co-authored " + ", ".join(writing))
-    code = _split(row, "codeNames")
-    if code:
-        parts.append("Also contributed to " + ", ".join(code))
-    other = _split(row, "otherOrgNames")
-    if other:
-        parts.append("Both at " + ", ".join(other) + " (not both current)")
-    events = _split(row, "eventNames")
-    if events:
-        parts.append("Both have events about " + ", ".join(events))
+    if c.writing:
+        parts.append("Co-authored " + ", ".join(sorted(c.writing)))
+    if c.code:
+        parts.append("Also contributed to " + ", ".join(sorted(c.code)))
+    if other_orgs:
+        parts.append("Both at " + ", ".join(other_orgs) + " (not both current)")
+    if c.events:
+        parts.append("Both have events about " + ", ".join(sorted(c.events)))
     return " · ".join(parts)
 
 
 def related_people(
     store: Store,
-    query: NamedQuery,
+    queries: Mapping[str, NamedQuery],
     person: ox.NamedNode,
     weight_overrides: Mapping[str, float] | None = None,
     limit: int | None = None,
 ) -> list[Related]:
-    """The people related to ``person``, best first (score, then name, then IRI)."""
+    """The people related to ``person``, best first (score, then name, then IRI). Each kind of
+    link is one flat query bound to the person (``QUERIES``); the scores are summed here."""
     w = weights(weight_overrides)
-    values: dict[str, str | ox.NamedNode] = {"person": person}
-    values.update({_PARAMS[k]: repr(v) for k, v in w.items()})
-    result = query.run(store, values)
-    assert isinstance(result, SelectResult)
+    found: dict[str, _Candidate] = {}
+
+    def rows(name: str) -> Iterator[tuple[_Candidate, dict[str, Term]]]:
+        result = queries[name].run(store, {"person": person})
+        assert isinstance(result, SelectResult)
+        for row in result.rows:
+            candidate = found.get(row["other"].value)
+            if candidate is None:
+                candidate = found[row["other"].value] = _Candidate(row["name"].value)
+            yield candidate, row
+
+    def named(names: dict[str, tuple[int, str]], row: dict[str, Term], node: str, name: str) -> None:
+        """Keep one name per node: a short name before a title, then the first in text order."""
+        rank = (0 if row["nameProperty"].value == KGP_NAME else 1, row[name].value)
+        key = row[node].value
+        if key not in names or rank < names[key]:
+            names[key] = rank
+
+    for c, row in rows("related-orgs"):
+        (c.current_orgs if row["bothCurrent"].value == "true" else c.orgs).add(row["orgName"].value)
+    for c, row in rows("related-topics"):
+        c.topics.add(row["topicName"].value)
+        if row["link"].value == KGP_FIRST_TOPIC:
+            c.first_topic = row["topicName"].value
+    software: set[str] = set()
+    for c, row in rows("related-works"):
+        named(c.work_names, row, "work", "workName")
+        if row["type"].value == KGP_SOFTWARE:
+            software.add(row["work"].value)
+    for c, row in rows("related-events"):
+        named(c.about_names, row, "about", "aboutName")
+    for c in found.values():
+        for work, name in c.work_names.items():
+            (c.code if work in software else c.writing).add(name[1])
+        c.events.update(name for _, name in c.about_names.values())
     people = []
-    name_keys = {
-        "current_org": ("currentOrgNames",),
-        "other_org": ("otherOrgNames",),
-        "topic": ("topicNames",),
-        "work": ("writingNames", "codeNames"),
-        "event": ("eventNames",),
-    }
-    for row in result.rows:
-        first = row.get("firstTopic")
+    for iri, c in found.items():
+        other_orgs = sorted(c.orgs - c.current_orgs)
+        names = {
+            "current_org": sorted(c.current_orgs),
+            "other_org": other_orgs,
+            "topic": sorted(c.topics),
+            "work": sorted(c.writing) + sorted(c.code),
+            "event": sorted(c.events),
+        }
         components = tuple(
-            Component(
-                kind,
-                int(row[_COUNTS[kind]].value),
-                w[kind],
-                tuple(n for key in name_keys[kind] for n in _split(row, key)),
-            )
-            for kind in DEFAULT_WEIGHTS
-            if int(row[_COUNTS[kind]].value)
+            Component(kind, len(names[kind]), w[kind], tuple(names[kind])) for kind in DEFAULT_WEIGHTS if names[kind]
         )
-        score = round(sum(c.points for c in components), 6)
-        people.append(
-            Related(
-                row["other"].value, row["name"].value, score, _reason(row, first.value if first else None), components
-            )
-        )
+        score = round(sum(x.points for x in components), 6)
+        people.append(Related(iri, c.name, score, _reason(c, other_orgs), components))
     people.sort(key=lambda r: (-r.score, r.name, r.iri))
     return people[:limit] if limit is not None else people

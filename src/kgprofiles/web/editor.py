@@ -12,7 +12,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from kgprofiles.queries import NamedQuery, load_queries
-from kgprofiles.related import weights
 from kgprofiles.render.html import page as render_page
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_values, declared_prefixes, scan
@@ -62,8 +61,7 @@ def with_prologue(text: str) -> str:
 
 
 def sample_values(site: Site) -> dict[str, Term]:
-    """A sample value for each kind of parameter (queries/sample-terms.rq), and the related-people
-    weights for the decimal parameters of related-people.rq."""
+    """A sample value for each kind of parameter (queries/sample-terms.rq)."""
     found: dict[str, Term] = {}
     rows = site.select("sample-terms").rows
     row = rows[0] if rows else {}
@@ -72,8 +70,6 @@ def sample_values(site: Site) -> dict[str, Term]:
             found[kind] = row[kind]
     if "personName" in row:
         found["string"] = ox.Literal(row["personName"].value.split()[-1])
-    for name, value in weights(site.settings.related_weights).items():
-        found["w" + "".join(part.title() for part in name.split("_"))] = ox.Literal(repr(value), datatype=_DECIMAL)
     return found
 
 
