@@ -136,6 +136,7 @@ class Views:
         self.store = store
         self.queries_dir = queries_dir
         self.related_weights = dict(related_weights or {})
+        self._kinds: dict[str, tuple[int, str]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         result = get_query(self.queries_dir, name).run(self.store, values)
@@ -197,22 +198,7 @@ class Views:
         paragraphs: dict[str, list[Paragraph]] = defaultdict(list)
         for r in statements:
             paragraphs[r["section"].value].append(Paragraph(r["text"].value, notes.get(r["statement"].value, ())))
-        works = tuple(
-            WorkItem(
-                r["work"].value,
-                r["title"].value,
-                _opt(r, "name") or r["title"].value,
-                _opt(r, "kindLabel") or "Work",
-                _opt(r, "description"),
-                DateValue.of(r.get("date")),
-                _opt(r, "venue"),
-                _opt(r, "license"),
-                tuple(sorted(k.rsplit("#", 1)[-1] for k in (_opt(r, "contributionKinds") or "").split())),
-                "rank" in r,
-                notes.get(r["contribution"].value, ()),
-            )
-            for r in self.select("person-works", person=person).rows
-        )
+        works = self._works(person, notes)
         timeline = tuple(
             TimelineItem(DateValue.of(r["date"]), r["label"].value, notes.get(r["event"].value, ()))  # type: ignore[arg-type]
             for r in self.select("person-timeline", person=person).rows
@@ -251,6 +237,57 @@ class Views:
             related=tuple(related),
             sources=sources,
         )
+
+    def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
+        """The person's works: featured ones first in the profile's order, then newest first."""
+        facts: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        for r in self.select("person-works", person=person).rows:
+            facts[r["work"].value][r["property"].value].append(r["value"])
+        contributions: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        for r in self.select("person-contributions", person=person).rows:
+            contributions[r["contribution"].value][r["property"].value].append(r["value"])
+        featured = {r["contribution"].value for r in self.select("profile-featured", person=person).rows}
+        kinds = self._work_kinds()
+        items = []
+        for iri, c in sorted(contributions.items()):
+            work = c[_K + "work"][0].value
+            f = facts.get(work, {})
+            title = _first(f, "title") or work
+            labelled = [kinds[t.value] for t in f.get(_RDF_TYPE, []) if t.value in kinds]
+            rank = _first(c, "rank")
+            items.append(
+                (
+                    (0, int(rank)) if iri in featured and rank else (1, 0),
+                    WorkItem(
+                        work,
+                        title,
+                        _first(f, "name") or title,
+                        max(labelled)[1] if labelled else "Work",
+                        _first(c, "description"),
+                        DateValue.of(f[_K + "date"][0]) if f.get(_K + "date") else None,
+                        _first(f, "venue"),
+                        _first(f, "license"),
+                        tuple(sorted(k.value.rsplit("#", 1)[-1] for k in c.get(_K + "contributionKind", []))),
+                        iri in featured,
+                        notes.get(iri, ()),
+                    ),
+                )
+            )
+        # Featured by rank; the rest newest first (dates compare as text at any precision), undated last.
+        items.sort(key=lambda x: (x[0], x[1].date is None, _negate(x[1].date.iso if x[1].date else ""), x[1].title))
+        return tuple(item for _, item in items)
+
+    def _work_kinds(self) -> dict[str, tuple[int, str]]:
+        """Each labelled kind of work → (how many labelled kinds it narrows, its label)."""
+        if self._kinds is None:
+            depth: dict[str, int] = defaultdict(int)
+            labels: dict[str, str] = {}
+            for r in self.select("work-kinds").rows:
+                labels[r["kind"].value] = r["label"].value
+                if "broader" in r:
+                    depth[r["kind"].value] += 1
+            self._kinds = {kind: (depth[kind], label) for kind, label in labels.items()}
+        return self._kinds
 
     def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
         """Each claim's footnote numbers on the person's profile, ascending."""
@@ -366,6 +403,21 @@ class PersonRow:
     slug: str
     name: str
     headline: str | None
+
+
+_K = str(KGP)
+_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
+
+def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:
+    """The first value (in text order) of ``kgp:name`` among a node's facts."""
+    values = sorted(v.value for v in facts.get(_K + name, []))
+    return values[0] if values else None
+
+
+def _negate(text: str) -> tuple[int, ...]:
+    """A key that sorts texts in reverse."""
+    return tuple(-ord(c) for c in text)
 
 
 def _opt(row: Mapping[str, Term], key: str) -> str | None:
