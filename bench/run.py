@@ -48,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -60,6 +60,7 @@ ROOT = BENCH_DIR.parent
 OUT_DIR = BENCH_DIR / "out"
 RESULTS_MD = BENCH_DIR / "RESULTS.md"
 STAGES = ("parse", "validate", "infer", "store")
+UNION_GRAPH = "union_graph (outside stages)"
 SKIPPABLE = ("validate", "infer")
 
 Json = dict[str, Any]
@@ -159,21 +160,32 @@ class StageBudgetExceeded(BaseException):
 class BudgetProgress:
     """A Progress for ``build`` that logs each stage and arms an alarm for its budget."""
 
-    def __init__(self, budget_s: float, label: str) -> None:
+    def __init__(self, budget_s: float, label: str, partial: Path | None = None) -> None:
         self.budget_s = budget_s
         self.label = label
+        self.partial = partial
         self.current: str | None = None
         self.started = 0.0
         self.log: list[tuple[str, float]] = []  # (stage, perf_counter at start)
 
     def stage(self, name: str, total: int | None = None) -> None:
+        self._enter(name)
+        signal.setitimer(signal.ITIMER_REAL, self.budget_s)
+
+    def mark(self, name: str) -> None:
+        """Work outside any stage starts (the current stage's alarm keeps running)."""
+        self._enter(name)
+
+    def _enter(self, name: str) -> None:
         now = time.perf_counter()
         if self.current is not None:
             print(f"[{self.label}] {self.current} done in {now - self.started:.1f}s", file=sys.stderr, flush=True)
         self.current, self.started = name, now
         self.log.append((name, now))
         print(f"[{self.label}] {name}…", file=sys.stderr, flush=True)
-        signal.setitimer(signal.ITIMER_REAL, self.budget_s)
+        if self.partial is not None:  # what the parent reads if this process dies (e.g. out of memory)
+            done = _finished_stages(self.log)
+            self.partial.write_text(json.dumps({"ok": False, "stage_seconds": done, "current": name}), "utf-8")
 
     def advance(self, steps: int = 1) -> None:
         pass
@@ -203,9 +215,22 @@ def child_build(spec: Json) -> Json:
             return []
 
         pipeline._infer = no_infer  # type: ignore[assignment]
-    progress = BudgetProgress(float(spec["budget_s"]), f"build {spec['people']}")
+    partial = Path(spec["partial"]) if spec.get("partial") else None
+    progress = BudgetProgress(float(spec["budget_s"]), f"build {spec['people']}", partial)
     signal.signal(signal.SIGALRM, progress.on_alarm)
     result: Json = {"skip": sorted(skip)}
+    to_rdflib = pipeline.union_graph
+
+    def timed_union_graph(*args: Any, **kwargs: Any) -> Any:
+        """``build`` converts every triple to one rdflib graph between parse and validate, outside any
+        stage: timed here, and marked so that running out of memory there is not blamed on parse."""
+        progress.mark(UNION_GRAPH)
+        began = time.perf_counter()
+        graph = to_rdflib(*args, **kwargs)
+        result["union_graph_s"] = round(time.perf_counter() - began, 3)
+        return graph
+
+    pipeline.union_graph = timed_union_graph
     started = time.perf_counter()
     try:
         report = pipeline.build(settings, [data], progress)
@@ -241,22 +266,32 @@ def _finished_stages(log: list[tuple[str, float]]) -> dict[str, float]:
 
 
 def child_bulkload(spec: Json) -> Json:
-    """Fallback when the pipeline could not store the data: load every file into its named graph
-    with pyoxigraph's bulk loader (NOT the pipeline), so queries and exports can still be measured."""
+    """Fallback when the pipeline could not store the data: every data file into its own named graph
+    and the ontology into the ontology graph, by pyoxigraph's bulk loader in one pass (NOT the
+    pipeline: no validation, no inferred graph), so that queries and exports can still be measured."""
     import pyoxigraph as ox
 
+    from kgprofiles.config import load_settings
     from kgprofiles.ingest import collect_files, display_path
-    from kgprofiles.vocab import file_graph_iri
+    from kgprofiles.vocab import ONTOLOGY_GRAPH, file_graph_iri
+
+    settings = load_settings(ROOT)
+    sources = [(p, file_graph_iri(display_path(p, ROOT))) for p in collect_files([Path(spec["data"])])]
+    sources += [(p, ONTOLOGY_GRAPH) for p in collect_files([settings.ontology_dir])]
+
+    def quads() -> Iterator[ox.Quad]:
+        for path, graph in sources:
+            name = ox.NamedNode(graph)
+            for q in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE, base_iri=path.resolve().as_uri()):
+                yield ox.Quad(q.subject, q.predicate, q.object, name)
 
     started = time.perf_counter()
-    target = Path(spec["store"])
-    store = ox.Store(str(target))
-    for path in collect_files([Path(spec["data"])]):
-        graph = ox.NamedNode(file_graph_iri(display_path(path, ROOT)))
-        store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE, to_graph=graph)
+    store = ox.Store(str(spec["store"]))
+    store.bulk_extend(quads())
     store.flush()
+    count = len(store)
     del store
-    return {"ok": True, "wall_s": round(time.perf_counter() - started, 3), "peak_rss_mb": peak_rss_mb()}
+    return {"ok": True, "wall_s": round(time.perf_counter() - started, 3), "quads": count, "peak_rss_mb": peak_rss_mb()}
 
 
 # ------------------------------------------------------------------------------------- child: serve
@@ -452,22 +487,36 @@ def fit_estimate(points: list[tuple[int, float]], n: int) -> Estimate | None:
     )
 
 
-def run_child(task: str, spec: Json, timeout_s: float) -> Json:
-    """Run one task in a fresh Python process; its result is the JSON it writes."""
+def run_child(task: str, spec: Json, timeout_s: float, memory_limit_gb: float | None = None) -> Json:
+    """Run one task in a fresh Python process, its address space capped at ``memory_limit_gb``
+    (so that running out of memory fails this process, not others on the machine); its result is the
+    JSON it writes. A child that dies leaves what it wrote last (the build writes its stages as it goes)."""
     with tempfile.NamedTemporaryFile("r", suffix=".json", dir=OUT_DIR, delete=False) as handle:
         result_path = Path(handle.name)
+    spec = {**spec, "partial": str(result_path)}
     command = [sys.executable, str(Path(__file__).resolve()), "--child", task, "--child-spec", json.dumps(spec)]
     command += ["--child-out", str(result_path)]
+
+    def cap() -> None:
+        if memory_limit_gb:
+            limit = int(memory_limit_gb * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    started = time.perf_counter()
     try:
-        proc = subprocess.run(command, timeout=timeout_s, check=False)
+        proc = subprocess.run(command, timeout=timeout_s, check=False, preexec_fn=cap)
         text = result_path.read_text(encoding="utf-8")
-        if proc.returncode != 0 or not text:
-            return {"ok": False, "error": f"child {task} exited with {proc.returncode}"}
-        return json.loads(text)  # type: ignore[no-any-return]
+        result: Json = json.loads(text) if text else {"ok": False}
+        if proc.returncode != 0:
+            how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"status {proc.returncode}"
+            limit = f" (address space capped at {memory_limit_gb:g} GiB)" if memory_limit_gb else ""
+            result.update(ok=False, error=f"child {task} died with {how}{limit}")
     except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"child {task} killed after {timeout_s:.0f}s"}
+        result = {"ok": False, "error": f"child {task} killed after {timeout_s:.0f}s"}
     finally:
         result_path.unlink(missing_ok=True)
+    result["child_wall_s"] = round(time.perf_counter() - started, 1)
+    return result
 
 
 class Bench:
@@ -529,7 +578,7 @@ class Bench:
                 "skip": sorted(skip),
                 "budget_s": budget,
             }
-            outcome = run_child("build", spec, timeout_s=budget * 4 + 600)
+            outcome = run_child("build", spec, budget * 4 + 600, args.memory_limit_gb)
             attempts.append(outcome)
             interrupted = outcome.get("interrupted")
             if outcome.get("ok") or interrupted not in SKIPPABLE:
@@ -540,8 +589,13 @@ class Bench:
         final = attempts[-1]
         for stage in STAGES:
             est = self.estimate(stage, people)
-            if final.get("ok") and stage in final.get("stage_seconds", {}):
+            if stage in final.get("stage_seconds", {}):
                 stages[stage] = {"seconds": final["stage_seconds"][stage]}
+                if not final.get("ok"):
+                    stages[stage]["note"] = (
+                        "from the progress log of a build that stopped in a later stage (includes any work between"
+                        " this stage and the next)"
+                    )
                 continue
             earlier = next(
                 (k for k, a in enumerate(attempts, 1) if stage in a.get("stage_seconds", {})),
@@ -559,8 +613,19 @@ class Bench:
                 if est:
                     how += f"; estimated {estimate:,.0f}s ({est.how})"
                 stages[stage] = {"status": "over budget", "after_s": after, "estimate_s": estimate, "how": how}
-            elif stage not in stages:  # not skipped by estimate either: the build failed before it
+            elif stage == final.get("current") or stage == final.get("failed_stage"):  # the build died here
+                done = sum(final.get("stage_seconds", {}).values())
+                into = final.get("child_wall_s", 0) - done
+                stages[stage] = {
+                    "status": "failed",
+                    "estimate_s": round(est.seconds) if est else None,
+                    "how": f"{final.get('error')} in this stage, about {into:,.0f}s after the previous stage ended "
+                    "(child wall time less the finished stages)" + (f"; estimated ({est.how})" if est else ""),
+                }
+            elif stage not in stages:  # not skipped by estimate either: the build stopped before it
                 why = final.get("error") or f"interrupted in {final.get('interrupted')}"
+                if final.get("current"):
+                    why += f", in {final['current']}"
                 stages[stage] = {
                     "status": "not measured",
                     "estimate_s": round(est.seconds) if est else None,
@@ -571,7 +636,11 @@ class Bench:
             "attempts": attempts,
             "complete": final.get("ok", False) and not skip,
             "skipped": sorted(skip),
-            **{k: final[k] for k in ("wall_s", "unstaged_s", "files", "triples", "inferred", "warnings") if k in final},
+            **{
+                k: final[k]
+                for k in ("wall_s", "unstaged_s", "union_graph_s", "files", "triples", "inferred", "warnings")
+                if k in final
+            },
             "peak_rss_mb": max(a.get("peak_rss_mb", 0) for a in attempts),
         }
         self._learn(result)
@@ -580,7 +649,8 @@ class Bench:
                 print(f"[N={people}] the pipeline did not store the data: bulk loading instead", file=sys.stderr)
                 shutil.rmtree(store_root, ignore_errors=True)
                 store_root.mkdir(parents=True)
-                result["bulk_load"] = run_child("bulkload", {"data": data["dir"], "store": str(store)}, 4 * budget)
+                load_spec = {"data": data["dir"], "store": str(store)}
+                result["bulk_load"] = run_child("bulkload", load_spec, 4 * budget, args.memory_limit_gb)
             used, apparent = disk_usage(store)
             result["store_mb"] = round(used / 2**20, 1)
             result["store_apparent_mb"] = round(apparent / 2**20, 1)
@@ -593,7 +663,7 @@ class Bench:
                 "related_budget_s": args.related_budget_s,
                 "export_repeats": args.export_repeats,
             }
-            result["serve"] = run_child("serve", spec, timeout_s=args.related_budget_s * 3 + budget * 2)
+            result["serve"] = run_child("serve", spec, args.related_budget_s * 3 + budget * 2, args.memory_limit_gb)
         if not args.keep_stores:
             shutil.rmtree(store_root, ignore_errors=True)
         else:
@@ -661,7 +731,8 @@ def _stage_cell(figure: Json | None) -> str:
     if "seconds" in figure:
         return f"{figure['seconds']:,.1f}"
     estimate = figure.get("estimate_s")
-    mark = {"skipped": "skipped", "over budget": "> budget", "not measured": "not measured"}.get(figure["status"], "?")
+    marks = {"skipped": "skipped", "over budget": "> budget", "not measured": "not measured", "failed": "failed"}
+    mark = marks.get(figure["status"], "?")
     return f"{mark}, est. ~{estimate:,.0f}" if estimate else mark
 
 
@@ -752,7 +823,7 @@ def markdown(results: list[Json], fits: list[Json], info: Json, command: str, st
         + ", ".join(f"{r['data']['triples_per_person']} triples a person at {r['people']:,}" for r in results)
         + f". Stage budget {args['stage_budget_s']:,.0f} s"
         + (", stages estimated over budget skipped" if args["skip_slow_stages"] else "")
-        + ".",
+        + f"; each child process's address space capped at {args['memory_limit_gb']:g} GiB.",
         "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "---|" * len(HEADER),
@@ -778,12 +849,14 @@ def markdown(results: list[Json], fits: list[Json], info: Json, command: str, st
             notes.append(
                 f"- N={r['people']:,}: {build['triples']:,} triples asserted, {inferred}, {warnings}; the build "
                 f"(last attempt) took {build['wall_s']:,.1f} s wall, {build['unstaged_s']:,.1f} s of it outside any "
-                "stage."
+                f"stage ({build.get('union_graph_s', 0):,.1f} s converting the data to one rdflib graph)."
             )
         if "bulk_load" in r:
             notes.append(
-                f"- N={r['people']:,}: the pipeline did not store the data; the store used for the queries was bulk"
-                f" loaded by pyoxigraph directly ({r['bulk_load'].get('wall_s', '?')} s), not by the pipeline."
+                f"- N={r['people']:,}: the pipeline did not store the data; the store used for the queries and exports"
+                f" was bulk loaded by pyoxigraph directly ({r['bulk_load'].get('wall_s', '?')} s,"
+                f" {r['bulk_load'].get('quads', 0):,} quads: every file in its own graph and the ontology graph,"
+                " no inferred graph), not by the pipeline."
             )
         serve = r.get("serve", {})
         if serve.get("person_query_raw_pyoxigraph"):
@@ -826,6 +899,11 @@ def append_results(text: str) -> None:
 # ------------------------------------------------------------------------------------- main
 
 
+def _mem_available_gib() -> float:
+    with open("/proc/meminfo", encoding="utf-8") as handle:
+        return int(next(line for line in handle if line.startswith("MemAvailable")).split()[1]) / 2**20
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated N (default 1000,10000,100000)")
@@ -840,6 +918,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profiles", type=int, default=100, help="profiles timed (default 100)")
     parser.add_argument("--related-budget-s", type=float, default=900.0, help="for related people of everyone")
     parser.add_argument("--export-repeats", type=int, default=3)
+    parser.add_argument(
+        "--memory-limit-gb",
+        type=float,
+        default=round(0.8 * _mem_available_gib(), 1),
+        help="address-space cap of each child process (default: 80%% of the memory available at start)",
+    )
     parser.add_argument("--store-dir", type=Path, default=OUT_DIR, help="where the temporary stores go")
     parser.add_argument("--keep-stores", action="store_true")
     parser.add_argument("--no-record", action="store_true", help="do not append to bench/RESULTS.md")
