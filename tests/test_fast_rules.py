@@ -183,6 +183,7 @@ def test_same_as_classes_with_the_property_chain(ontology: Graph) -> None:
         ox.Triple(second, kgp("work"), work),
         ox.Triple(work, rdf_type, kgp("Paper")),
         ox.Triple(PEOPLE[1], SAME_AS, wikidata),
+        ox.Triple(PEOPLE[1], rdf_type, ox.NamedNode("http://example.org/Unknown")),  # a class the ontology lacks
     ]
     check(triples, ontology)
     fast = infer_triples(lambda: triples, ontology)

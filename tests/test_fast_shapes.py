@@ -20,6 +20,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rdflib import Graph
 
 from conftest import ROOT
@@ -178,3 +179,25 @@ def test_a_store_rewriting_a_literal_is_noticed(shapes: Graph, ontology: Graph) 
     assert any("write differently" in n for n in fast.notes)
     assert same(fast.report.results, reference.results)
     assert "1.50" in {r.value for r in fast.report.results}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(triples=graphs(), from_raw=st.booleans())
+def test_sparql_constraints_on_an_in_memory_footprint(
+    triples: list[ox.Triple], from_raw: bool, shapes: Graph, ontology: Graph
+) -> None:
+    """At scale, sh:sparql queries run on a copy of the triples they can read: same results."""
+    from kgprofiles.fast.shapes_sparql import Evaluator
+    from kgprofiles.fast.stores import memory_store
+
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    store = memory_store(triples, ontology)
+    threshold = Evaluator.FOOTPRINT_THRESHOLD
+    Evaluator.FOOTPRINT_THRESHOLD = -1
+    try:
+        fast = validate_store(
+            store, shapes, ontology if from_raw else None, raw=(lambda: triples) if from_raw else None
+        )
+    finally:
+        Evaluator.FOOTPRINT_THRESHOLD = threshold
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)

@@ -105,8 +105,18 @@ class _Classes:
 class Closure:
     """One run of the passes over ``data`` (raw data triples) with the compiled ``plan``."""
 
-    def __init__(self, plan: RulesPlan, data: Triples, sink: Sink, scan: LiteralScan | None = None) -> None:
+    def __init__(
+        self,
+        plan: RulesPlan,
+        data: Triples,
+        sink: Sink,
+        scan: LiteralScan | None = None,
+        used_datatypes: set[str] | None = None,
+    ) -> None:
+        """``used_datatypes`` forces the datatypes in use (for a part of the data whose whole is
+        known to use those; see ``incremental``)."""
         self.plan = plan
+        self.forced_used = used_datatypes
         self.data = data
         self.sink = sink
         self.scan = scan
@@ -346,7 +356,8 @@ class Closure:
             self.derive(s, entry, o, replicas)
             if s in members or o in members:
                 incident.add((s, entry.key, o))
-                if entry.key != SAME_AS_KEY and entry.key != TYPE_KEY:
+                # Types of classes the ontology knows travel with the class bitmasks; others are copied here.
+                if entry.key != SAME_AS_KEY and (entry.key != TYPE_KEY or o not in self.plan.bit):
                     for s2 in self.classes.of(s):
                         for o2 in self.classes.of(o) if o[0] != '"' else (o,):
                             if (s2, o2) != (s, o):
@@ -459,6 +470,8 @@ class Closure:
         if self.classes is not None:
             self.merge_classes()
         errors, used = self.datatype_rules()
+        if self.forced_used is not None:
+            used = set(self.forced_used)
         errors += self.disjointness(used)
         errors += list(self.plan.ontology_errors)
         for k, a, c in chain_results:

@@ -78,6 +78,8 @@ class LiteralScan:
     typed: dict[ox.Literal, set[str]] = field(default_factory=dict)
     unfaithful: list[ox.Triple] = field(default_factory=list)
     stored: dict[ox.Literal, ox.Literal] = field(default_factory=dict)
+    #: predicate IRI → the kinds of its objects: "iri", "bnode", "@" (language-tagged) or a datatype IRI
+    kinds: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def unfaithful_literals(self) -> set[ox.Literal]:
@@ -92,18 +94,31 @@ def scan_literals(triples: Callable[[], Iterable[ox.Triple | ox.Quad]]) -> Liter
     """One pass over raw (parsed, not stored) triples; see ``LiteralScan``. ``triples`` makes
     a fresh iterator each call: a second pass runs only when some literal is unfaithful."""
     typed: dict[ox.Literal, set[str]] = {}
-    literal_type = ox.Literal
+    kinds: dict[str, set[str]] = {}
+    literal_type, named_type = ox.Literal, ox.NamedNode
     for t in triples():
         o = t.object
-        if type(o) is literal_type and not o.language and o.datatype.value != XSD_STRING:
-            preds = typed.get(o)
-            if preds is None:
-                preds = typed[o] = set()
-            preds.add(t.predicate.value)
+        p = t.predicate.value
+        seen = kinds.get(p)
+        if seen is None:
+            seen = kinds[p] = set()
+        if type(o) is literal_type:
+            if o.language:
+                seen.add("@")
+                continue
+            datatype = o.datatype.value
+            seen.add(datatype)
+            if datatype != XSD_STRING:
+                preds = typed.get(o)
+                if preds is None:
+                    preds = typed[o] = set()
+                preds.add(p)
+        else:
+            seen.add("iri" if type(o) is named_type else "bnode")
     views = {lit: rdflib_form(lit) for lit in typed}
     stored = stored_forms(typed)
     bad = {lit for lit in typed if stored[lit] != views[lit]}
-    scan = LiteralScan(typed, [], {lit: stored[lit] for lit in typed})
+    scan = LiteralScan(typed, [], {lit: stored[lit] for lit in typed}, kinds)
     if bad:
         scan.unfaithful = [
             ox.Triple(t.subject, t.predicate, t.object)

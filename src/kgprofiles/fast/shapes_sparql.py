@@ -17,11 +17,12 @@ The result is ``kgprofiles.validate.ValidationReport`` with the very ``Validatio
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -31,6 +32,7 @@ from rdflib.term import Node
 
 from kgprofiles.fast import values
 from kgprofiles.fast.literals import faithful
+from kgprofiles.fast.reach import sparql_edges
 from kgprofiles.fast.shapes_model import Constraint, Path, Shape, ShapesPlan, Unsupported
 from kgprofiles.fast.sparql_text import RewrittenSelect, rewrite_select
 from kgprofiles.terms import to_oxigraph, to_rdflib
@@ -82,13 +84,31 @@ class Evaluator:
     of its named graphs, which must hold the data and the ontology (as pyshacl's data graph does
     with ``ont_graph`` mixed in) and nothing else."""
 
-    def __init__(self, store: ox.Store, plan: ShapesPlan) -> None:
+    #: Above this many focus nodes, sh:sparql queries run on an in-memory copy of the triples they
+    #: can read (their predicates, and the targets' types): on a large on-disk store their index
+    #: lookups per focus node cost far more than the copy.
+    FOOTPRINT_THRESHOLD = 20_000
+
+    def __init__(
+        self,
+        store: ox.Store,
+        plan: ShapesPlan,
+        raw: Callable[[], Iterable[ox.Triple | ox.Quad]] | None = None,
+        ontology: list[ox.Triple] | None = None,
+        kinds: dict[str, set[str]] | None = None,
+    ) -> None:
+        """``raw`` (the parsed data, as loaded into ``store``) and ``ontology`` (its triples) let
+        the in-memory copies be made from Python objects instead of decoded from the store."""
         self.store = store
         self.plan = plan
+        self.raw = raw
+        self.ontology = ontology
+        self.kinds = self._with_ontology_kinds(kinds) if kinds is not None else None
         self.stats = RunStats()
         self._subclasses: dict[Node, list[ox.NamedNode | ox.BlankNode]] = {}
         self._instances: dict[Node, set[Term]] = {}
         self._view: dict[Term, Node] = {}
+        self._cache: dict[tuple[str, tuple[str, ...]], list[tuple[Term | None, ...]]] = {}
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -142,6 +162,61 @@ class Evaluator:
             raise Unsupported("a class with blank-node subclasses")
         return f"VALUES {var} {{ {' '.join(str(c) for c in named)} }}"
 
+    def _with_ontology_kinds(self, kinds: dict[str, set[str]]) -> dict[str, set[str]]:
+        merged = {p: set(k) for p, k in kinds.items()}
+        for t in self.ontology or ():
+            o = t.object
+            kind = "iri" if isinstance(o, ox.NamedNode) else "bnode" if isinstance(o, ox.BlankNode) else None
+            if isinstance(o, ox.Literal):
+                kind = "@" if o.language else o.datatype.value
+            merged.setdefault(t.predicate.value, set()).add(kind)  # type: ignore[arg-type]
+        return merged
+
+    def cannot_fail(self, shape: Shape, constraints: list[Constraint]) -> bool:
+        """Whether the kinds of objects the data has for the path make every constraint pass
+        (known from the raw scan; then there is nothing to query)."""
+        if self.kinds is None or shape.path is None or shape.path.inverse:
+            return False
+        kinds = self.kinds.get(str(shape.path.predicate), set())
+        categories = {{"iri": URIRef, "bnode": BNode}.get(k, Literal) for k in kinds}
+        for c in constraints:
+            if c.kind == "NodeKind":
+                allowed = values.NODE_KINDS.get(c.params[0], ())  # type: ignore[call-overload]
+                if not categories <= set(allowed):
+                    return False
+            elif c.kind == "Datatype" and c.params[0] == XSD.string:
+                if kinds - {str(XSD.string)}:
+                    return False
+            else:
+                return False
+        return True
+
+    def cached(self, sparql: str, *names: str) -> list[tuple[Term | None, ...]]:
+        """Rows of a query that does not depend on a shape's targets, run once per validation."""
+        key = (sparql, names)
+        if key not in self._cache:
+            self._cache[key] = list(self.rows(sparql, *names))
+        return self._cache[key]
+
+    def in_target(self, rows: list[tuple[Term | None, ...]], target: str) -> list[tuple[Term | None, ...]]:
+        """The rows (focus node first) whose focus node is a focus node of the target."""
+        if not rows:
+            return []
+        focus = {r[0] for r in rows}
+        named = [f for f in focus if not isinstance(f, ox.BlankNode)]
+        keep: set[Term | None] = set()
+        for start in range(0, len(named), 500):
+            chunk = " ".join(str(f) for f in named[start : start + 500])
+            keep.update(
+                f
+                for (f,) in self.rows(f"SELECT DISTINCT ?this WHERE {{ VALUES ?this {{ {chunk} }} {target} }}", "this")
+            )
+        if len(named) < len(focus):
+            keep.update(
+                f for (f,) in self.rows(f"SELECT DISTINCT ?this WHERE {{ {target} FILTER (isBlank(?this)) }}", "this")
+            )
+        return [r for r in rows if r[0] in keep]
+
     def target(self, shape: Shape) -> str:
         """A group graph pattern binding ``?this`` to each focus node of ``shape`` once."""
         parts = []
@@ -189,6 +264,8 @@ class Evaluator:
                 yield from self.qualified(shape, c, target)
             elif c.kind == "Sparql":
                 yield from self.sparql(shape, c, target)
+            elif self.logical_in_sparql(shape, c) is not None:
+                yield from self.logical_sparql(shape, c, target)
             elif c.kind in _VALUE_TESTS and not done_value_tests:
                 done_value_tests = True
                 yield from self.value_tests(
@@ -197,6 +274,8 @@ class Evaluator:
 
     def is_value_test(self, shape: Shape, c: Constraint) -> bool:
         if c.kind == "Class" or (c.kind == "HasValue" and shape.path is not None):
+            return False
+        if self.logical_in_sparql(shape, c) is not None:
             return False
         if c.kind in ("Or", "And", "Xone", "Not"):
             return True
@@ -220,10 +299,12 @@ class Evaluator:
                     f"GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {limit})"
                 )
         else:
-            query = (
-                f"SELECT DISTINCT ?this WHERE {{ {{ SELECT ?this WHERE {{ {path} }} GROUP BY ?this "
-                f"HAVING (COUNT(DISTINCT ?v) > {limit}) }} {target} }}"
+            groups = self.cached(
+                f"SELECT ?this WHERE {{ {path} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {limit})", "this"
             )
+            for (focus,) in self.in_target(groups, target):
+                yield Finding(shape, c.kind, focus, None, shape.path)  # type: ignore[arg-type]
+            return
         for (focus,) in self.rows(query, "this"):
             yield Finding(shape, c.kind, focus, None, shape.path)  # type: ignore[arg-type]
 
@@ -234,10 +315,10 @@ class Evaluator:
         (cls,) = c.params
         path = shape.path.pattern("?this", "?v")
         query = (
-            f"SELECT DISTINCT ?this ?v WHERE {{ {{ SELECT DISTINCT ?this ?v WHERE {{ {path} "
-            f"MINUS {{ ?v <{RDF.type}> ?_t . {self.class_values('?_t', cls)} }} }} }} {target} }}"  # type: ignore[arg-type]
+            f"SELECT DISTINCT ?this ?v WHERE {{ {path} "
+            f"MINUS {{ ?v <{RDF.type}> ?_t . {self.class_values('?_t', cls)} }} }}"  # type: ignore[arg-type]
         )
-        for focus, value in self.rows(query, "this", "v"):
+        for focus, value in self.in_target(self.cached(query, "this", "v"), target):
             yield Finding(shape, "Class", focus, value, shape.path)  # type: ignore[arg-type]
 
     def class_on_focus(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
@@ -287,18 +368,17 @@ class Evaluator:
         if on_path:
             assert shape.path is not None
             path = shape.path.pattern("?this", "?v")
+            if prefilter is not None and self.cannot_fail(shape, constraints):
+                return
             if prefilter is not None:
                 # Everything the filter lets through fails; the rest pass (the tests are exact).
-                query = (
-                    f"SELECT DISTINCT ?this ?v WHERE {{ {{ SELECT DISTINCT ?this ?v WHERE {{ {path} "
-                    f"FILTER (!({prefilter})) }} }} {target} }}"
-                )
-                for focus, value in self.rows(query, "this", "v"):
+                query = f"SELECT DISTINCT ?this ?v WHERE {{ {path} FILTER (!({prefilter})) }}"
+                for focus, value in self.in_target(self.cached(query, "this", "v"), target):
                     for c, test in tests:
                         if not test(self.view(value)):  # type: ignore[arg-type]
                             yield Finding(shape, c.kind, focus, value, shape.path)  # type: ignore[arg-type]
                 return
-            distinct = [v for (v,) in self.rows(f"SELECT DISTINCT ?v WHERE {{ {path} }}", "v")]
+            distinct = [v for (v,) in self.cached(f"SELECT DISTINCT ?v WHERE {{ {path} }}", "v")]
             bad: dict[Term, list[Constraint]] = {}
             for value in distinct:
                 failed = [c for c, test in tests if not test(self.view(value))]  # type: ignore[arg-type]
@@ -366,6 +446,71 @@ class Evaluator:
         raise Unsupported(f"no value test for {c.kind}")
 
     # -- logical constraints ---------------------------------------------------------------------
+
+    def logical_in_sparql(self, shape: Shape, c: Constraint) -> list[str | None] | None:
+        """For sh:or, sh:and and sh:not on a node shape whose members only ask for values along
+        predicate paths (sh:minCount, sh:hasValue): each member's conforming focus nodes as a
+        SPARQL group (None: conforms always); None when the constraint needs Python."""
+        if shape.path is not None or c.kind not in ("Or", "And", "Not"):
+            return None
+        groups: list[str | None] = []
+        for member in c.params:
+            assert isinstance(member, Shape)
+            if member.deactivated:
+                groups.append(None)
+                continue
+            if member.constraints and member.path is None:
+                return None
+            parts = []
+            for prop in [*member.properties, *([member] if member.path is not None else [])]:
+                if prop.deactivated:
+                    continue
+                assert prop.path is not None
+                for pc in prop.constraints:
+                    if pc.kind == "MinCount" and pc.params[0] == 1:  # type: ignore[comparison-overlap]
+                        parts.append(f"{{ SELECT DISTINCT ?this WHERE {{ {prop.path.pattern('?this', '?_x')} }} }}")
+                    elif pc.kind == "MinCount" and isinstance(pc.params[0], int) and pc.params[0] > 1:
+                        parts.append(
+                            f"{{ SELECT ?this WHERE {{ {prop.path.pattern('?this', '?_x')} }} GROUP BY ?this "
+                            f"HAVING (COUNT(DISTINCT ?_x) >= {pc.params[0]}) }}"
+                        )
+                    elif pc.kind == "MinCount":
+                        continue
+                    elif pc.kind == "HasValue" and self._matchable(pc.params[0]):  # type: ignore[arg-type]
+                        value = sparql_term(pc.params[0])  # type: ignore[arg-type]
+                        parts.append(f"{{ SELECT DISTINCT ?this WHERE {{ {prop.path.pattern('?this', value)} }} }}")
+                    else:
+                        return None
+            groups.append(f"{{ SELECT DISTINCT ?this WHERE {{ {' '.join(parts)} }} }}" if parts else None)
+        return groups
+
+    @staticmethod
+    def _matchable(value: Node) -> bool:
+        """A constant a SPARQL pattern matches exactly as rdflib compares it."""
+        if isinstance(value, BNode):
+            return False
+        if isinstance(value, Literal):
+            term = to_oxigraph(value)
+            return faithful([term])[term]  # type: ignore[index, list-item]
+        return True
+
+    def logical_sparql(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
+        groups = self.logical_in_sparql(shape, c)
+        assert groups is not None
+        if c.kind == "Or":
+            if any(g is None for g in groups):
+                return
+            query = f"SELECT DISTINCT ?this WHERE {{ {target} {' '.join(f'MINUS {g}' for g in groups)} }}"
+        elif c.kind == "Not":
+            (group,) = groups
+            query = f"SELECT DISTINCT ?this WHERE {{ {target} {group or ''} }}"
+        else:
+            branches = [f"{{ {target} MINUS {g} }}" for g in groups if g is not None]
+            if not branches:
+                return
+            query = f"SELECT DISTINCT ?this WHERE {{ {' UNION '.join(branches)} }}"
+        for (focus,) in self.rows(query, "this"):
+            yield Finding(shape, c.kind, focus, focus, None)  # type: ignore[arg-type]
 
     def logical_test(self, c: Constraint) -> values.ValueTest:
         """A test of one node against sh:or/and/xone/not of member shapes. Members that look along
@@ -488,7 +633,9 @@ class Evaluator:
         _node, select, prefixes, messages = c.params
         rewritten = compile_select(select, dict(prefixes), target)  # type: ignore[arg-type]
         names = ["this", *(n for n in rewritten.variables if n != "this")]
-        for row in self.rows(rewritten.text, *names):
+        store = self.footprint(shape, select, dict(prefixes), target)  # type: ignore[arg-type]
+        solutions = store.query(rewritten.text, use_default_graph_as_union=True)
+        for row in (tuple(sol[n] for n in names) for sol in solutions):  # type: ignore[union-attr]
             bound = {n: t for n, t in zip(names, row, strict=True) if t is not None}
             focus = bound.pop("this")
             path = bound.pop("path", None)
@@ -505,6 +652,49 @@ class Evaluator:
                 messages,  # type: ignore[arg-type]
                 rewritten.projects_this,
             )
+
+    def footprint(self, shape: Shape, select: str, prefixes: dict[str, str], target: str) -> ox.Store:
+        """The store to run an sh:sparql query on: this one, or, for many focus nodes, an
+        in-memory copy of the triples the query and the targets can match."""
+        (count,) = next(iter(self.cached(f"SELECT (COUNT(*) AS ?n) WHERE {{ {target} }}", "n")))
+        if int(count.value) <= self.FOOTPRINT_THRESHOLD:  # type: ignore[union-attr]
+            return self.store
+        edges = sparql_edges(select, prefixes, itertools.count())
+        predicates = {e.predicate for e in edges}
+        if None in predicates:
+            return self.store
+        predicates |= {to_oxigraph(p) for p in (*shape.targets.subjects_of, *shape.targets.objects_of)}  # type: ignore[misc]
+        classes = {c for cls in shape.targets.classes for c in self.subclasses(cls)}
+        started = time.perf_counter()
+        copy = ox.Store()
+        graph = ox.NamedNode("urn:kgprofiles:fast:footprint")
+        names = {p.value for p in predicates}  # type: ignore[union-attr]
+        if self.raw is not None and self.ontology is not None:
+            rdf_type = RDF_TYPE_NODE
+            copy.bulk_extend(
+                ox.Quad(t.subject, t.predicate, t.object, graph)
+                for source in (self.raw(), self.ontology)
+                for t in source
+                if t.predicate.value in names or (t.predicate == rdf_type and t.object in classes)
+            )
+        else:
+            for p in predicates:
+                triples = self.store.query(
+                    f"CONSTRUCT {{ ?s {p} ?o }} WHERE {{ ?s {p} ?o }}", use_default_graph_as_union=True
+                )
+                copy.load(
+                    triples.serialize(format=ox.RdfFormat.N_TRIPLES), format=ox.RdfFormat.N_TRIPLES, to_graph=graph
+                )  # type: ignore[union-attr]
+            for cls in classes:
+                copy.extend(
+                    ox.Quad(q.subject, q.predicate, q.object, graph)
+                    for q in self.store.quads_for_pattern(None, RDF_TYPE_NODE, cls, None)
+                )
+        log.debug("%.3fs footprint of %d triples for %s", time.perf_counter() - started, len(copy), shape.name)
+        return copy
+
+
+RDF_TYPE_NODE = ox.NamedNode(str(RDF.type))
 
 
 def compile_select(select: str, prefixes: dict[str, str], target: str) -> RewrittenSelect:

@@ -23,7 +23,7 @@ from kgprofiles.fast.literals import LiteralScan, scan_literals
 from kgprofiles.fast.shapes_model import ShapesPlan, Unsupported, read_shapes
 from kgprofiles.fast.shapes_sparql import Evaluator, to_result
 from kgprofiles.fast.stores import as_ox_store, memory_store
-from kgprofiles.terms import graph_from_triples
+from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import _SEVERITY_ORDER, ValidationReport, ValidationResult
 
 log = logging.getLogger("kgprofiles.fast")
@@ -96,7 +96,8 @@ def validate_store(
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
         results = pyshacl_results(data, shapes, ontology, everything, locate)
         return FastValidation(ValidationReport(sort_results(results), tuple(files)), tuple(notes))
-    evaluator = Evaluator(ox_store, plan)
+    ontology_triples = list(triples_from_graph(ontology)) if ontology is not None else None
+    evaluator = Evaluator(ox_store, plan, raw, ontology_triples, scan.kinds if scan is not None else None)
     results: list[ValidationResult] = []
     fallback = list(plan.fallback)
     for shape in plan.shapes:

@@ -22,7 +22,7 @@ from rdflib.term import Node
 
 ValueTest = Callable[[Node], bool]
 
-_NODE_KINDS = {
+NODE_KINDS = {
     SH.BlankNode: (BNode,),
     SH.IRI: (URIRef,),
     SH.Literal: (Literal,),
@@ -34,7 +34,7 @@ _NODE_KINDS = {
 
 def node_kind(kind: Node) -> ValueTest:
     """sh:nodeKind (an unknown kind matches nothing, as in pyshacl)."""
-    allowed = _NODE_KINDS.get(kind, ())  # type: ignore[call-overload]
+    allowed = NODE_KINDS.get(kind, ())  # type: ignore[call-overload]
 
     def test(v: Node) -> bool:
         if isinstance(v, BNode):

@@ -1,0 +1,382 @@
+"""``kgprofiles load`` of a few changed files, validated and inferred from what they touch only.
+
+The reference ``load`` validates the changed files' focus nodes against all the data (the store's
+other file graphs plus the new files) and recomputes the whole inferred graph. Here:
+
+- **Validation**: the focus nodes are the subjects of the new files (as ``validate_files`` locates
+  them). ``reach`` collects every triple their validation can read, from the store's other file
+  graphs and from the new files; the compiled shapes run on that small neighbourhood (with the
+  ontology) in memory, and only results located in the new files are kept, as the reference does.
+- **Inference**: an inferred triple can only change if one of its derivations uses a triple the
+  load adds or removes (or if it is one of them). Those triples have both ends among the nodes of
+  the changed triples, their owl:sameAs classes and the ends of property-chain paths through them
+  (``touched``). The closure is computed on the data around those nodes (their out-edges, one
+  in-edge per predicate for the types it implies, chain paths, sameAs classes) and compared, on
+  the touched triples only, with the stored inferred graph: the difference is the patch.
+
+Anything the patch cannot decide alone (a datatype coming into or going out of use, which changes
+owlrl's datatype disjointness axioms for the whole graph; the rules falling back to owlrl) makes
+``LoadPlan.full_inference`` true, with the reason in ``notes``.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions
+from rdflib import Graph, URIRef
+
+from kgprofiles.fast.linear import Closure
+from kgprofiles.fast.literals import XSD_STRING, rdflib_form
+from kgprofiles.fast.reach import neighbourhood, plan_edges
+from kgprofiles.fast.rules import RulesPlan, compile_rules, nt
+from kgprofiles.fast.stores import as_ox_store
+from kgprofiles.fast.validation import compile_shapes, validate_triples
+from kgprofiles.ingest import SourceFile
+from kgprofiles.validate import ValidationReport, locate_subjects
+from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal
+DISJOINT = ox.NamedNode("http://www.w3.org/2002/07/owl#disjointWith")
+SAME_AS = ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+
+
+@dataclass
+class LoadPlan:
+    """What loading the files means: the validation report, and the patch of the inferred graph
+    (unless ``full_inference``: then the inferred graph must be recomputed, notes say why)."""
+
+    report: ValidationReport
+    inferred_remove: list[ox.Triple] = field(default_factory=list)
+    inferred_add: list[ox.Triple] = field(default_factory=list)
+    inconsistencies: tuple[str, ...] = ()
+    full_inference: bool = False
+    notes: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+class DataView:
+    """The data as it will be after the load: the store's file graphs, less the replaced ones,
+    plus the new files' triples (held in a small in-memory store, so terms are stored forms)."""
+
+    def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
+        self.store = store
+        self.prefix = prefix
+        self.replaced = {ox.NamedNode(f.graph) for f in files}
+        self.new = ox.Store()
+        self.new.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for f in files for t in f.triples)
+        self.new_triples = [q.triple for q in self.new.quads_for_pattern(None, None, None, ox.DefaultGraph())]
+        self.raw_triples = list(dict.fromkeys(t for f in files for t in f.triples))
+
+    def _keep(self, graph: object) -> bool:
+        return isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
+
+    def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        """Triples of the data after the load matching the pattern (None: any), all as stored."""
+        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+        found.update(dict.fromkeys(q.triple for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph())))
+        return list(found)
+
+    def fetch_raw(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        """The same, with the new files' triples as parsed (as the reference validates them)."""
+        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+        for t in self.raw_triples:
+            if (s is None or t.subject == s) and (p is None or t.predicate == p) and (o is None or t.object == o):
+                found[t] = None
+        return list(found)
+
+    def first(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> ox.Triple | None:
+        for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph()):
+            return q.triple
+        for q in self.store.quads_for_pattern(s, p, o, None):
+            if self._keep(q.graph_name):
+                return q.triple
+        return None
+
+    def old(self) -> list[ox.Triple]:
+        """The triples of the replaced graphs, as stored."""
+        return [q.triple for g in self.replaced for q in self.store.quads_for_pattern(None, None, None, g)]
+
+    def elsewhere(self, t: ox.Triple) -> bool:
+        """Whether ``t`` is in a file graph that the load keeps."""
+        return any(
+            self._keep(q.graph_name) for q in self.store.quads_for_pattern(t.subject, t.predicate, t.object, None)
+        )
+
+
+def plan_load(
+    store: object,
+    files: Sequence[SourceFile],
+    shapes: Graph,
+    ontology: Graph,
+    *,
+    inferred_graph: str = INFERRED_GRAPH,
+    prefix: str = FILE_GRAPH_PREFIX,
+) -> LoadPlan:
+    """What loading ``files`` (parsed, each replacing its graph) into the built ``store`` means.
+    The store is only read. Apply the plan in one transaction: replace the files' graphs, delete
+    ``inferred_remove`` from and insert ``inferred_add`` into the inferred graph."""
+    started = time.perf_counter()
+    ox_store = as_ox_store(store)
+    view = DataView(ox_store, files, prefix)
+    plan = LoadPlan(ValidationReport((), tuple(f.display for f in files)))
+    plan.report = _validate(view, files, shapes, ontology, plan.notes)
+    plan.seconds["validate"] = time.perf_counter() - started
+    middle = time.perf_counter()
+    _infer(view, ontology, ox.NamedNode(inferred_graph), plan)
+    plan.seconds["infer"] = time.perf_counter() - middle
+    plan.seconds["total"] = time.perf_counter() - started
+    return plan
+
+
+def _validate(
+    view: DataView, files: Sequence[SourceFile], shapes: Graph, ontology: Graph, notes: list[str]
+) -> ValidationReport:
+    locate = locate_subjects(files)
+    focus: list[Term] = [ox.BlankNode(k[2:]) if k.startswith("_:") else ox.NamedNode(k) for k in locate]
+    reach = plan_edges(compile_shapes(shapes))
+    triples = neighbourhood(reach.edges, focus, view.fetch_raw)
+    triples.update(view.raw_triples)
+    if reach.unscoped:
+        notes.extend(f"validated on all the data: {name}: {why}" for name, why in reach.unscoped.items())
+        triples.update(view.fetch_raw(None, None, None))
+    result = validate_triples(
+        sorted(triples, key=str), shapes, ontology, locate=locate, files=[f.display for f in files]
+    )
+    notes.extend(result.notes)
+    kept = tuple(r for r in result.report.results if r.file)
+    return ValidationReport(kept, result.report.files)
+
+
+# -- inference ----------------------------------------------------------------------------------
+
+
+def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPlan) -> None:
+    rules = compile_rules(ontology)
+    if rules.unsupported:
+        plan.full_inference = True
+        plan.notes.extend(f"owlrl: {r}" for r in rules.unsupported)
+        return
+    old = set(view.old())
+    new = set(view.new_triples)
+    removed = {t for t in old - new if not view.elsewhere(t)}
+    added = {t for t in new - old if not view.elsewhere(t)}
+    changed = removed | added
+    if not changed:
+        return
+    used = _datatypes_in_use(view, rules, removed, added, inferred, plan)
+    if used is None:
+        plan.full_inference = True
+        return
+    touched, linked = _touched(view, rules, changed)
+    local = _local_data(view, rules, touched, linked)
+    sink = io.StringIO()
+    result = Closure(rules, lambda: local, sink, used_datatypes=used).run()
+    if result.unsupported:
+        plan.full_inference = True
+        plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
+        return
+    derived = _stored_forms(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES))
+    after = {t for t in derived if _touches(t, touched, linked)}
+    before = {
+        q.triple
+        for node in touched
+        if not isinstance(node, ox.Literal)
+        for q in view.store.quads_for_pattern(node, None, None, inferred)
+        if _touches(q.triple, touched, linked)
+    }
+    for node in linked:
+        before |= {q.triple for q in view.store.quads_for_pattern(None, None, node, inferred)}
+    plan.inferred_remove = sorted(before - after, key=str)
+    plan.inferred_add = sorted(after - before, key=str)
+    plan.inconsistencies = result.inconsistencies
+
+
+def _touches(t: ox.Triple, touched: set[Term], linked: set[Term]) -> bool:
+    """Whether an inferred triple may change: both ends touched (or a type of a touched node), or
+    either end in an owl:sameAs class around the change (every triple of those is copied)."""
+    if t.subject in linked or t.object in linked:
+        return True
+    if t.subject not in touched:
+        return False
+    return t.predicate == RDF_TYPE or t.object in touched
+
+
+def _stored_forms(quads: Iterable[ox.Quad]) -> set[ox.Triple]:
+    """The triples as a store keeps them (literals in its canonical form), like the inferred graph."""
+    scratch = ox.Store()
+    scratch.extend(ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads)
+    return {q.triple for q in scratch}
+
+
+def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple[set[Term], set[Term]]:
+    """The nodes of the changed triples (objects of rdf:type excepted), with the ends of the
+    property-chain paths through them and their owl:sameAs classes, before and after the load;
+    and, apart, the nodes of those classes."""
+    nodes: set[Term] = set()
+    for t in changed:
+        nodes.add(t.subject)  # type: ignore[arg-type]
+        if t.predicate != RDF_TYPE:
+            nodes.add(t.object)  # type: ignore[arg-type]
+    elements = _chain_predicates(rules)
+    if elements:
+        depth = max(len(es) for _, es in rules.chains)
+        frontier = set(nodes)
+        for _ in range(depth):
+            step: set[Term] = set()
+            for n in frontier:
+                if isinstance(n, ox.Literal):
+                    continue
+                for p in elements:
+                    for t in view.fetch(n, p, None) + _old_fetch(view, n, p, None):
+                        step.add(t.object)  # type: ignore[arg-type]
+                    for t in view.fetch(None, p, n) + _old_fetch(view, None, p, n):
+                        step.add(t.subject)  # type: ignore[arg-type]
+            frontier = step - nodes
+            nodes |= step
+    return _with_same_as(view, nodes)
+
+
+def _old_fetch(view: DataView, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+    return [q.triple for g in view.replaced for q in view.store.quads_for_pattern(s, p, o, g)]
+
+
+def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term]]:
+    linked: set[Term] = set()
+    todo = [n for n in nodes if not isinstance(n, ox.Literal)]
+    while todo:
+        n = todo.pop()
+        links = view.fetch(n, SAME_AS, None) + view.fetch(None, SAME_AS, n)
+        links += _old_fetch(view, n, SAME_AS, None) + _old_fetch(view, None, SAME_AS, n)
+        for t in links:
+            for m in (t.subject, t.object):
+                linked.add(m)  # type: ignore[arg-type]
+                if m not in nodes:
+                    nodes.add(m)  # type: ignore[arg-type]
+                    if not isinstance(m, ox.Literal):
+                        todo.append(m)  # type: ignore[arg-type]
+    return nodes, linked
+
+
+def _same_as_links(view: DataView, nodes: set[Term]) -> list[ox.Triple]:
+    """The owl:sameAs triples of the classes of ``nodes`` after the load."""
+    found: dict[ox.Triple, None] = {}
+    seen = set(nodes)
+    todo = [n for n in nodes if not isinstance(n, ox.Literal)]
+    while todo:
+        n = todo.pop()
+        for t in view.fetch(n, SAME_AS, None) + view.fetch(None, SAME_AS, n):
+            found[t] = None
+            for m in (t.subject, t.object):
+                if m not in seen:
+                    seen.add(m)  # type: ignore[arg-type]
+                    if not isinstance(m, ox.Literal):
+                        todo.append(m)  # type: ignore[arg-type]
+    return list(found)
+
+
+def _chain_predicates(rules: RulesPlan) -> list[ox.NamedNode]:
+    """The data predicates whose triples are (or imply) links of a property chain."""
+    elements = {e for _, es in rules.chains for e in es}
+    found = set()
+    for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}:
+        if p.startswith("<") and {q for q, _ in rules.closure_of(p)} & elements:
+            found.add(ox.NamedNode(p[1:-1]))
+    return sorted(found, key=str)
+
+
+def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: set[Term]) -> list[ox.Triple]:
+    """Enough of the data after the load to derive every inferred triple about ``touched``."""
+    triples: dict[ox.Triple, None] = {}
+    for node in linked:
+        triples.update(dict.fromkeys(view.fetch(None, None, node)))
+    if linked:
+        # Every triple at a sameAs-linked node is copied to the other names of its other end too.
+        around = {t.subject for t in triples} | {
+            t.object for n in linked if not isinstance(n, ox.Literal) for t in view.fetch(n, None, None)
+        }
+        for link in _same_as_links(view, around):  # type: ignore[arg-type]
+            triples[link] = None
+    typing = [
+        ox.NamedNode(p[1:-1])
+        for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}
+        if p.startswith("<") and rules.rules_for(p).object_types
+    ]
+    elements = _chain_predicates(rules)
+    for node in touched:
+        if not isinstance(node, ox.Literal):
+            triples.update(dict.fromkeys(view.fetch(node, None, None)))
+        for p in typing:
+            one = view.first(None, p, node)
+            if one is not None:
+                triples[one] = None
+        if isinstance(node, ox.Literal):
+            continue
+        for p in elements:
+            for t in view.fetch(None, p, node):
+                triples[t] = None
+                triples.update(dict.fromkeys(view.fetch(t.subject, None, None)))  # the chain's middle node
+            for t in view.fetch(node, p, None):
+                triples[t] = None
+                if not isinstance(t.object, ox.Literal):
+                    triples.update(dict.fromkeys(view.fetch(t.object, None, None)))
+    return list(triples)
+
+
+def _datatypes_in_use(
+    view: DataView,
+    rules: RulesPlan,
+    removed: set[ox.Triple],
+    added: set[ox.Triple],
+    inferred: ox.NamedNode,
+    plan: LoadPlan,
+) -> set[str] | None:
+    """The datatypes owlrl's disjointness axioms are about that the data uses, if the load does
+    not change them (read from the stored axioms); None, with a note, if it might."""
+    table = {x for pair in rules.datatype_disjointness for x in pair}
+    in_use = set()
+    for q in view.store.quads_for_pattern(None, DISJOINT, None, inferred):
+        in_use |= {str(q.subject), str(q.object)}
+    in_use &= table
+
+    def datatypes(t: ox.Triple) -> set[str]:
+        return _datatype_keys(t.object) & table if isinstance(t.object, ox.Literal) else set()
+
+    for t in added:
+        for d in datatypes(t):
+            if d not in in_use:
+                plan.notes.append(f"inferred graph recomputed in full: {d} may come into use")
+                return None
+    for t in removed:
+        for d in datatypes(t):
+            if not _still_used(view, t.predicate, d):  # type: ignore[arg-type]
+                plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
+                return None
+    return in_use
+
+
+def _still_used(view: DataView, predicate: ox.NamedNode, datatype: str) -> bool:
+    """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains, looking
+    first among the objects of the same predicate (found at once in practice)."""
+    for t in view.new_triples:
+        if isinstance(t.object, ox.Literal) and datatype in _datatype_keys(t.object):
+            return True
+    for q in view.store.quads_for_pattern(None, predicate, None, None):
+        if view._keep(q.graph_name) and isinstance(q.object, ox.Literal) and datatype in _datatype_keys(q.object):
+            return True
+    return False
+
+
+def _datatype_keys(literal: ox.Literal) -> set[str]:
+    """The datatype rdflib gives the literal, and the ones owlrl's subsumptions add."""
+    view_form = rdflib_form(literal)
+    if view_form.language or view_form.datatype.value == XSD_STRING:
+        return set()
+    keys = {str(view_form.datatype)}
+    keys |= {nt(d) for d in OWL_Datatype_Subsumptions.get(URIRef(view_form.datatype.value), ())}
+    return keys

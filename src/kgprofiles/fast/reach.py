@@ -1,0 +1,331 @@
+"""What a shape can read: the triples validating some focus nodes may look at.
+
+Every supported shape is turned into edges between pattern variables (``?this``, value nodes,
+their types, the variables of its sh:sparql queries). Starting from a set of focus nodes, a search
+along these edges over the data collects every triple any evaluation for those focus nodes could
+match (a superset: more triples of the same data never change a result). ``load`` validates the
+changed file's focus nodes on that neighbourhood instead of on the whole store.
+
+Edges are followed forwards from a reached subject, and backwards from a reached object; never
+backwards from a constant (that would fetch every instance of a class). A shape whose patterns are
+not all connected to ``?this`` through variables cannot be scoped (``Reach.unscoped``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from itertools import count
+
+import pyoxigraph as ox
+from rdflib import BNode, Literal, URIRef, Variable
+from rdflib.namespace import RDF, RDFS
+from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.term import Node
+
+from kgprofiles.fast.shapes_model import Shape, ShapesPlan
+from kgprofiles.fast.sparql_text import default_prefixes
+from kgprofiles.terms import to_oxigraph
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal
+Slot = str | Term  # a variable name ("?x") or a constant term
+Fetch = Callable[[Term | None, ox.NamedNode | None, Term | None], Iterable[ox.Triple]]
+TYPE = ox.NamedNode(str(RDF.type))
+SUBCLASS = ox.NamedNode(str(RDFS.subClassOf))
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``subject predicate object`` between two slots; ``predicate`` None means any."""
+
+    subject: Slot
+    predicate: ox.NamedNode | None
+    object: Slot
+
+
+@dataclass
+class Reach:
+    edges: list[Edge] = field(default_factory=list)
+    unscoped: dict[str, str] = field(default_factory=dict)  # shape name → why
+
+
+_REACHES: dict[int, tuple[ShapesPlan, Reach]] = {}
+
+
+def plan_edges(plan: ShapesPlan) -> Reach:
+    """The edges of every supported shape of ``plan`` (computed once per plan)."""
+    found = _REACHES.get(id(plan))
+    if found is not None and found[0] is plan:
+        return found[1]
+    reach = _plan_edges(plan)
+    _REACHES[id(plan)] = (plan, reach)
+    return reach
+
+
+def _plan_edges(plan: ShapesPlan) -> Reach:
+    reach = Reach()
+    fresh = count()
+    for shape in plan.shapes:
+        edges = _shape_edges(shape, fresh, reach, shape.name)
+        if not _connected(edges):
+            reach.unscoped[shape.name] = "patterns not connected to $this"
+        reach.edges.extend(edges)
+    reach.edges = list(dict.fromkeys(reach.edges))
+    return reach
+
+
+def _shape_edges(shape: Shape, fresh: count, reach: Reach, name: str) -> list[Edge]:
+    edges = [Edge("?this", None, f"?_any{next(fresh)}")]  # out-edges: types, subjects-of targets
+    for cls in shape.targets.classes:
+        edges += _typed("?this", fresh)
+        del cls
+    for p in shape.targets.objects_of:
+        edges.append(Edge(f"?_s{next(fresh)}", to_oxigraph(p), "?this"))  # type: ignore[arg-type]
+    edges += _constraint_edges(shape, "?this", fresh, reach, name)
+    for prop in shape.properties:
+        edges += _constraint_edges(prop, "?this", fresh, reach, name)
+    return edges
+
+
+def _typed(var: str, fresh: count) -> list[Edge]:
+    cls = f"?_c{next(fresh)}"
+    return [Edge(var, TYPE, cls), Edge(cls, SUBCLASS, cls)]
+
+
+def _constraint_edges(shape: Shape, focus: str, fresh: count, reach: Reach, name: str) -> list[Edge]:
+    edges: list[Edge] = []
+    value = focus
+    if shape.path is not None:
+        value = f"?_v{next(fresh)}"
+        p = to_oxigraph(shape.path.predicate)
+        edges.append(Edge(value, p, focus) if shape.path.inverse else Edge(focus, p, value))  # type: ignore[arg-type]
+    for c in shape.constraints:
+        if c.kind == "Class":
+            edges += _typed(value, fresh)
+        elif c.kind in ("Or", "And", "Xone", "Not"):
+            for member in c.params:
+                edges += _member_edges(member, value, fresh)  # type: ignore[arg-type]
+        elif c.kind == "Qualified":
+            edges += _member_edges(c.params[0], value, fresh)  # type: ignore[arg-type]
+        elif c.kind == "Sparql":
+            try:
+                edges += sparql_edges(c.params[1], dict(c.params[2]), fresh)  # type: ignore[arg-type]
+            except ValueError as exc:
+                reach.unscoped[name] = str(exc)
+    return edges
+
+
+def _member_edges(member: Shape, node: str, fresh: count) -> list[Edge]:
+    edges = [Edge(node, None, f"?_any{next(fresh)}")]
+    edges += _constraint_edges(member, node, fresh, Reach(), member.name)
+    for prop in member.properties:
+        edges += _constraint_edges(prop, node, fresh, Reach(), member.name)
+    if any(c.kind == "Class" for c in member.constraints):
+        edges += _typed(node, fresh)
+    return edges
+
+
+def sparql_edges(select: str, prefixes: dict[str, str], fresh: count) -> list[Edge]:
+    """The triple patterns (and property paths) of an sh:sparql SELECT, as edges; ``$this`` is
+    ``?this``, other variables get a prefix of their own. Raises ValueError for what it cannot
+    follow, or when some UNION branch binds a variable only through edges the search would not
+    follow from ``?this`` (see ``orient``)."""
+    namespaces = default_prefixes()
+    namespaces.update(prefixes)
+    query = prepareQuery(select, initNs=namespaces)
+    prefix = f"?q{next(fresh)}_"
+    tagged: list[tuple[Edge, frozenset[tuple[int, int]]]] = []
+    for (s, p, o), tags in _triples(query.algebra, frozenset(), count()):
+        for edge in _path_edges(_slot(s, prefix), p, _slot(o, prefix), fresh):
+            tagged.append((edge, tags))
+    edges = [e for e, _ in tagged]
+    _check_branches(tagged)
+    return edges
+
+
+def _triples(
+    node: object, tags: frozenset[tuple[int, int]], unions: count
+) -> Iterable[tuple[tuple[Node, object, Node], frozenset[tuple[int, int]]]]:
+    """Triple patterns, each with the UNION branches (union id, side) it belongs to."""
+    if isinstance(node, CompValue):
+        if node.name == "BGP":
+            for triple in node.get("triples", []):
+                yield triple, tags
+        if node.name == "TriplesBlock":  # left untranslated inside FILTER (NOT) EXISTS
+            for block in node.get("triples", []):
+                if len(block) % 3:
+                    raise ValueError(f"cannot read the triples block {block!r}")
+                for i in range(0, len(block), 3):
+                    yield (block[i], block[i + 1], block[i + 2]), tags
+        if node.name == "Union":
+            u = next(unions)
+            yield from _triples(node.get("p1"), tags | {(u, 1)}, unions)
+            yield from _triples(node.get("p2"), tags | {(u, 2)}, unions)
+            return
+        for value in node.values():
+            yield from _triples(value, tags, unions)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            yield from _triples(item, tags, unions)
+
+
+def _check_branches(tagged: list[tuple[Edge, frozenset[tuple[int, int]]]]) -> None:
+    """Within every choice of UNION branches, every variable must be reached along the edges
+    ``orient`` makes propagating (else a solution could use a value the search never fetched)."""
+    edges = [e for e, _ in tagged]
+    order = orient(edges)
+    unions = sorted({u for _, tags in tagged for u, _ in tags})
+    choices: list[dict[int, int]] = [{}]
+    for u in unions:
+        choices = [{**c, u: side} for c in choices for side in (1, 2)]
+    for choice in choices:
+        active = [e for e, tags in tagged if all(choice.get(u) == side for u, side in tags)]
+        reached, todo = {"?this"}, ["?this"]
+        while todo:
+            v = todo.pop()
+            for e in active:
+                src, dst = order[e]
+                if src == v and dst is not None and dst not in reached:
+                    reached.add(dst)
+                    todo.append(dst)
+        variables = {x for e in active for x in (e.subject, e.object) if isinstance(x, str)}
+        if not variables <= reached:
+            raise ValueError("a UNION branch binds variables the neighbourhood search would not reach")
+
+
+def _slot(term: Node, prefix: str) -> Slot:
+    if isinstance(term, Variable):
+        return "?this" if str(term) == "this" else f"{prefix}{term}"
+    if isinstance(term, BNode):
+        return f"{prefix}_b{term}"  # a blank node in a query pattern is a variable
+    if isinstance(term, URIRef | Literal):
+        return to_oxigraph(term)  # type: ignore[return-value]
+    raise ValueError(f"cannot follow {term!r}")
+
+
+def orient(edges: list[Edge]) -> dict[Edge, tuple[str | None, str | None]]:
+    """For each edge, (from, to) variables along which the search propagates: from the variable
+    nearer ?this (fewest edges, through variables only) to the farther one; (subject, None) for
+    edges between variables at the same distance, or to a constant (fetched, not followed)."""
+    distance = {"?this": 0}
+    frontier = ["?this"]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for e in edges:
+                for a, b in ((e.subject, e.object), (e.object, e.subject)):
+                    if a == v and isinstance(b, str) and b not in distance:
+                        distance[b] = distance[v] + 1
+                        nxt.append(b)
+        frontier = nxt
+    order: dict[Edge, tuple[str | None, str | None]] = {}
+    for e in edges:
+        s, o = e.subject, e.object
+        if isinstance(s, str) and isinstance(o, str):
+            ds, do = distance.get(s, 1 << 30), distance.get(o, 1 << 30)
+            if s == o or ds < do:
+                order[e] = (s, o)
+            elif do < ds:
+                order[e] = (o, s)
+            else:
+                order[e] = (s, None)
+        elif isinstance(s, str):
+            order[e] = (s, None)
+        elif isinstance(o, str):
+            order[e] = (None, o)  # from a constant subject
+        else:
+            order[e] = (None, None)
+    return order
+
+
+def _path_edges(s: Slot, p: object, o: Slot, fresh: count) -> list[Edge]:
+    if isinstance(p, URIRef):
+        return [Edge(s, ox.NamedNode(str(p)), o)]
+    if isinstance(p, Variable):
+        return [Edge(s, None, o)]
+    if isinstance(p, InvPath):
+        return _path_edges(o, p.arg, s, fresh)
+    if isinstance(p, SequencePath):
+        edges, left = [], s
+        for i, step in enumerate(p.args):
+            right = o if i == len(p.args) - 1 else f"?_p{next(fresh)}"
+            edges += _path_edges(left, step, right, fresh)
+            left = right
+        return edges
+    if isinstance(p, AlternativePath):
+        return [e for step in p.args for e in _path_edges(s, step, o, fresh)]
+    if isinstance(p, MulPath):
+        if p.mod != "+" and isinstance(o, str):
+            raise ValueError("a * or ? path to a variable (zero steps bind it to the start)")
+        middle = f"?_m{next(fresh)}"
+        loop = _path_edges(middle, p.path, middle, fresh)
+        return [*_path_edges(s, p.path, middle, fresh), *loop, *_path_edges(middle, p.path, o, fresh)]
+    if isinstance(p, NegatedPath | Path):
+        return [Edge(s, None, o), Edge(o, None, s)]
+    raise ValueError(f"cannot follow the path {p!r}")
+
+
+def _connected(edges: list[Edge]) -> bool:
+    """Every variable of ``edges`` linked to ?this through variables."""
+    variables = {x for e in edges for x in (e.subject, e.object) if isinstance(x, str)}
+    seen, todo = {"?this"}, ["?this"]
+    while todo:
+        v = todo.pop()
+        for e in edges:
+            for a, b in ((e.subject, e.object), (e.object, e.subject)):
+                if a == v and isinstance(b, str) and b not in seen:
+                    seen.add(b)
+                    todo.append(b)
+    return variables <= seen
+
+
+def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set[ox.Triple]:
+    """Every triple ``fetch`` gives along ``edges`` from ``focus`` (see the module docstring).
+    ``fetch(subject, predicate, object)`` returns the data's matching triples (None: any).
+    Values are propagated along each edge in the direction ``orient`` gives it; every edge's
+    triples are fetched from the side the search reaches first."""
+    order = orient(edges)
+    memo: dict[tuple[object, object, object], list[ox.Triple]] = {}
+
+    def fetch_once(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        key = (s, p, o)
+        if key not in memo:
+            memo[key] = list(fetch(s, p, o))
+        return memo[key]
+
+    reached: dict[str, set[Term]] = {"?this": set(focus)}
+    done: set[tuple[int, Term]] = set()
+    found: set[ox.Triple] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, e in enumerate(edges):
+            src, dst = order[e]
+            if src is None and dst is None:
+                continue
+            forward = src is not None and src == e.subject
+            if src is None:  # a constant subject
+                sources: set[Term] = {e.subject}  # type: ignore[arg-type]
+                forward = True
+            else:
+                sources = reached.get(src, set())
+            for node in list(sources):
+                if (i, node) in done or (forward and isinstance(node, ox.Literal)):
+                    continue
+                done.add((i, node))
+                if forward:
+                    target = None if isinstance(e.object, str) else e.object
+                    triples = fetch_once(node, e.predicate, target)  # type: ignore[arg-type]
+                else:
+                    triples = fetch_once(None, e.predicate, node)
+                for t in triples:
+                    found.add(t)
+                    if dst is not None:
+                        value = t.object if forward else t.subject
+                        bucket = reached.setdefault(dst, set())
+                        if value not in bucket:
+                            bucket.add(value)  # type: ignore[arg-type]
+                            changed = True
+    return found
