@@ -471,8 +471,13 @@ class Estimate:
 
 
 def fit_estimate(points: list[tuple[int, float]], n: int) -> Estimate | None:
-    """A power law through the two largest sizes below ``n`` (linear from one point)."""
-    below = sorted({p for p in points if p[0] < n and p[1] > 0})
+    """A power law through the two largest sizes below ``n`` (linear from one point); several
+    measurements at one size count as their median."""
+    by_size: dict[int, list[float]] = {}
+    for size, seconds in points:
+        if size < n and seconds > 0:
+            by_size.setdefault(size, []).append(seconds)
+    below = sorted((size, statistics.median(times)) for size, times in by_size.items())
     if not below:
         return None
     if len(below) == 1:
