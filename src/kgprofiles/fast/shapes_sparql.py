@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -33,14 +32,13 @@ from rdflib.term import Node
 from kgprofiles.fast import values
 from kgprofiles.fast.literals import faithful
 from kgprofiles.fast.reach import sparql_edges
+from kgprofiles.fast.results import Finding, Term
 from kgprofiles.fast.shapes_model import Constraint, Path, Shape, ShapesPlan, Unsupported
 from kgprofiles.fast.sparql_text import RewrittenSelect, rewrite_select
 from kgprofiles.terms import to_oxigraph, to_rdflib
-from kgprofiles.validate import SEVERITIES, ValidationResult, compact
 
 log = logging.getLogger("kgprofiles.fast")
 
-Term = ox.NamedNode | ox.BlankNode | ox.Literal
 _NODE_KIND_SPARQL = {
     SH.BlankNode: "isBlank(?v)",
     SH.IRI: "isIRI(?v)",
@@ -51,20 +49,6 @@ _NODE_KIND_SPARQL = {
 }
 _VALUE_TESTS = {"Datatype", "NodeKind", "In", "HasValue", "Pattern", "MinExclusive", "MinInclusive", "MaxExclusive"}
 _VALUE_TESTS |= {"MaxInclusive", "MinLength", "MaxLength", "Or", "And", "Xone", "Not", "Class"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result before formatting: the source shape, the component, focus and value."""
-
-    shape: Shape
-    component: str
-    focus: Term
-    value: Term | None
-    path: Path | None
-    bound: dict[str, Term] | None = None  # SPARQL rows: variables for message templates
-    extra_messages: tuple[Literal, ...] = ()
-    focus_projected: bool = True
 
 
 @dataclass
@@ -704,49 +688,3 @@ def compile_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     except SyntaxError as exc:
         raise Unsupported(f"an sh:sparql query pyoxigraph cannot parse: {exc}") from exc
     return rewritten
-
-
-# -- formatting findings as pyshacl reports them --------------------------------------------------
-
-
-def _format_sparql_message(template: str, bound: dict[str, str]) -> str:
-    for var, val in bound.items():
-        template = re.sub(f"{{[?$]{var}}}", val, template)
-    return template
-
-
-def to_result(finding: Finding, view: Evaluator, locate: dict[str, tuple[str, int | None]]) -> ValidationResult:
-    """The ``ValidationResult`` validate.py builds from pyshacl's report for the same result."""
-    shape = finding.shape
-    focus = view.view(finding.focus)
-    value = view.view(finding.value) if finding.value is not None else None
-    if finding.component == "SPARQL":
-        bound_names: dict[str, str] = {k: str(view.view(v)) for k, v in (finding.bound or {}).items()}
-        if finding.focus_projected:
-            bound_names["this"] = str(focus)
-        if finding.path is not None:
-            bound_names["path"] = str(finding.path.predicate)
-        bound_names["value"] = str(value)
-        texts = [_format_sparql_message(str(m.value), bound_names) for m in shape.messages]
-        texts += [
-            _format_sparql_message(str(m.value), bound_names) for m in finding.extra_messages if m not in shape.messages
-        ]
-    else:
-        texts = [str(m) for m in shape.messages]
-    component = f"sh:{finding.component}ConstraintComponent"
-    key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
-    file, line = locate.get(key, (None, None))
-    path_text = None
-    if finding.path is not None:
-        path_text = ("^" if finding.path.inverse else "") + (compact(finding.path.predicate) or "")
-    return ValidationResult(
-        severity=SEVERITIES.get(shape.severity, "violation"),
-        message=sorted(texts)[0] if texts else component,
-        focus=compact(focus) or "",
-        path=path_text,
-        shape=shape.name,
-        constraint=finding.component,
-        value=compact(value),
-        file=file,
-        line=line,
-    )

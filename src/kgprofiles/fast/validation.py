@@ -20,8 +20,9 @@ from rdflib import Graph
 
 from kgprofiles.fast.fallback import pyshacl_results
 from kgprofiles.fast.literals import LiteralScan, scan_literals
+from kgprofiles.fast.results import to_result
 from kgprofiles.fast.shapes_model import ShapesPlan, Unsupported, read_shapes
-from kgprofiles.fast.shapes_sparql import Evaluator, to_result
+from kgprofiles.fast.shapes_sparql import Evaluator
 from kgprofiles.fast.stores import as_ox_store, memory_store
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import _SEVERITY_ORDER, ValidationReport, ValidationResult
@@ -107,7 +108,7 @@ def validate_store(
             fallback.append(shape.node)
             notes.append(f"pyshacl: {shape.name}: {exc}")
             continue
-        results.extend(to_result(f, evaluator, locate) for f in findings)
+        results.extend(to_result(f, evaluator.view, locate) for f in findings)
     if fallback:
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
         results.extend(pyshacl_results(data, shapes, ontology, fallback, locate))
