@@ -124,3 +124,10 @@ def test_load_of_a_file_with_a_violation_changes_nothing(project: Settings) -> N
     finally:
         store.close()
     assert canonical_dump(project.store) == before
+
+
+def test_the_fast_build_stores_exactly_what_the_reference_engines_give(project: Settings, tmp_path: Path) -> None:
+    build(project)
+    reference = project.with_overrides(store=str(tmp_path / "reference-store"))
+    build(reference, reference=True)
+    assert canonical_dump(project.store) == canonical_dump(reference.store)

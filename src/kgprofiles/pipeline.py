@@ -4,6 +4,7 @@ orchestration in kgprofiles; the CLI and the web call it."""
 from __future__ import annotations
 
 import fcntl
+import shutil
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,7 +22,7 @@ from kgprofiles.progress import Progress, Silent
 from kgprofiles.store import generations
 from kgprofiles.store.base import Store
 from kgprofiles.terms import graph_from_triples, triples_from_graph
-from kgprofiles.validate import ValidationReport, load_ontology, validate_files
+from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, locate_subjects, validate_files
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, ONTOLOGY_GRAPH
 
 STAGES = ("parse", "validate", "infer", "store")
@@ -50,6 +51,7 @@ class BuildReport:
     warnings: int
     store: str
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # where the fast paths fell back to pyshacl or owlrl, and why
 
     def summary(self) -> str:
         timing = ", ".join(f"{k} {v:.2f}s" for k, v in self.stage_seconds.items())
@@ -113,30 +115,115 @@ def build(
     paths: Sequence[Path] | None = None,
     progress: Progress | None = None,
     store: Store | None = None,
+    reference: bool = False,
 ) -> BuildReport:
     """Build the whole graph from ``paths`` (default: the data directory) into the configured store.
+
+    Validation and inference take the fast paths (``kgprofiles.fast``: the shapes compiled to
+    SPARQL over the loaded data, the ontology's OWL RL rules in linear passes), which give exactly
+    pyshacl's results and owlrl's triples and fall back to them, saying so, for what they do not
+    compile; ``reference=True`` runs pyshacl and owlrl themselves.
 
     Nothing is written unless every stage succeeds. On disk, the store is built in a fresh
     directory and swapped in by one rename; remotely, graphs are staged then moved by one update;
     an open ``store`` given by the caller gets one ``replace_graphs`` transaction."""
     timer = _Timer(progress or Silent())
     files = _parse(paths or [settings.data_dir], settings, timer)
-    data = union_graph(files)
-    report = _gate(files, settings, data, timer, scoped=False)
-    inferred = _infer(data, settings, timer)
     graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
     graphs[ONTOLOGY_GRAPH] = _ontology_triples(settings)
-    graphs[INFERRED_GRAPH] = inferred
-    with timer.stage("store", len(graphs)):
-        location = _write_all(settings, graphs, store)
+    if reference:
+        data = union_graph(files)
+        report = _gate(files, settings, data, timer, scoped=False)
+        graphs[INFERRED_GRAPH] = _infer(data, settings, timer)
+        notes: tuple[str, ...] = ()
+        with timer.stage("store", len(graphs)):
+            location = _write_all(settings, graphs, store)
+    elif store is None and not settings.endpoint and settings.store != MEMORY:
+        report, notes, location = _build_generation(settings, files, graphs, timer)
+    else:
+        scratch = ox.Store()  # what the fast paths read: the data and the ontology, in memory
+        scratch.extend(_quads(graphs))
+        report, inferred, notes = _check(scratch, files, settings, timer)
+        graphs[INFERRED_GRAPH] = inferred
+        with timer.stage("store", len(graphs)):
+            location = _write_all(settings, graphs, store)
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),
-        len(inferred),
+        len(graphs.get(INFERRED_GRAPH, ())),
         len(report.warnings),
         location,
         timer.seconds,
+        notes,
     )
+
+
+def _quads(graphs: dict[str, list[ox.Triple]]) -> Iterator[ox.Quad]:
+    for name, triples in graphs.items():
+        graph = ox.NamedNode(name)
+        for t in triples:
+            yield ox.Quad(t.subject, t.predicate, t.object, graph)
+
+
+def _check(
+    data: ox.Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+) -> tuple[ValidationReport, list[ox.Triple], tuple[str, ...]]:
+    """The fast SHACL gate and OWL RL closure over ``data`` (the files' graphs and the ontology)."""
+    from kgprofiles.fast import infer_triples, scan_literals, validate_store
+
+    def raw() -> Iterator[ox.Triple]:
+        return (t for f in files for t in f.triples)
+
+    ontology = load_ontology(settings.ontology_dir)
+    with timer.stage("validate"):
+        scan = scan_literals(raw)
+        checked = validate_store(
+            data,
+            load_shapes(settings.shapes_dir),
+            ontology,
+            locate=locate_subjects(files),
+            files=[f.display for f in files],
+            scan=scan,
+            raw=raw,
+        )
+    if not checked.report.conforms:
+        raise DataRejected(checked.report)
+    with timer.stage("infer"):
+        inference = infer_triples(raw, ontology, scan=scan)
+    if inference.inconsistencies:
+        raise ValidationFailed(
+            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(inference.inconsistencies),
+            "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
+        )
+    return checked.report, list(inference.triples or ()), checked.notes + inference.notes
+
+
+def _build_generation(
+    settings: Settings, files: Sequence[SourceFile], graphs: dict[str, list[ox.Triple]], timer: _Timer
+) -> tuple[ValidationReport, tuple[str, ...], str]:
+    """On disk: load the files and the ontology into a fresh generation, check it there, add the
+    inferred graph, then publish it; on any failure the generation is removed, unpublished."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    store_path = Path(settings.store)
+    with _build_lock(store_path):
+        generation = generations.new_generation(store_path)
+        fresh = OxigraphStore(str(generation))
+        try:
+            with timer.stage("store", len(graphs)):
+                fresh.store.extend(_quads(graphs))  # extend keeps the blank-node labels ingest gave
+            report, inferred, notes = _check(fresh.store, files, settings, timer)
+            with timer.stage("store"):
+                graphs[INFERRED_GRAPH] = inferred
+                fresh.store.extend(_quads({INFERRED_GRAPH: inferred}))
+                fresh.store.flush()
+        except BaseException:
+            fresh.close()
+            shutil.rmtree(generation, ignore_errors=True)
+            raise
+        fresh.close()
+        generations.publish(store_path, generation)
+    return report, notes, str(store_path)
 
 
 def _write_all(settings: Settings, graphs: dict[str, list[ox.Triple]], store: Store | None) -> str:
@@ -163,8 +250,11 @@ def _write_all(settings: Settings, graphs: dict[str, list[ox.Triple]], store: St
         fresh = OxigraphStore(str(generation))
         try:
             fresh.replace_graphs(graphs)
-        finally:
+        except BaseException:
             fresh.close()
+            shutil.rmtree(generation, ignore_errors=True)
+            raise
+        fresh.close()
         generations.publish(store_path, generation)
     return str(store_path)
 

@@ -5,6 +5,7 @@ the previous store stays exactly as it was."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import time
 from pathlib import Path
@@ -24,7 +25,7 @@ def new_generation(store_path: Path) -> Path:
     for stale in base.glob("*.building"):
         if stale != current:
             shutil.rmtree(stale, ignore_errors=True)
-    path = base / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.building"
+    path = base / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(4)}.building"
     path.mkdir()
     return path
 
