@@ -131,3 +131,21 @@ def test_the_fast_build_stores_exactly_what_the_reference_engines_give(project: 
     reference = project.with_overrides(store=str(tmp_path / "reference-store"))
     build(reference, reference=True)
     assert canonical_dump(project.store) == canonical_dump(reference.store)
+
+
+def test_a_fast_load_leaves_the_same_store_as_a_reference_load(project: Settings, tmp_path: Path) -> None:
+    build(project)
+    other = project.with_overrides(store=str(tmp_path / "reference-store"))
+    build(other)
+    path = project.data_dir / "people" / "lin-qiao.ttl"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace("kgp:firstTopic topic:inference-and-serving", "kgp:firstTopic topic:ml-frameworks-and-libraries")
+    )
+    for settings, reference in ((project, False), (other, True)):
+        store = OxigraphStore(settings.store)
+        try:
+            load(settings, [path], store=store, reference=reference)
+        finally:
+            store.close()
+    assert canonical_dump(project.store) == canonical_dump(other.store)

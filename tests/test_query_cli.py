@@ -115,3 +115,12 @@ def test_ask_in_each_format(store: str, fmt: str, expected: str) -> None:
     code, out = kg(store, "query", "-e", "ASK { ?p a kgp:Person }", "--format", fmt)
     assert code == 0, out
     assert expected in out.replace(" ", "")
+
+
+def test_building_twice_into_one_store_swaps_the_link(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    for _ in range(2):
+        result = runner.invoke(app, ["--project", str(ROOT), "build", "--store", str(store), "--quiet"])
+        assert result.exit_code == 0, result.output
+    assert store.is_symlink()
+    assert [p.name for p in (tmp_path / "store.generations").iterdir()] == [store.resolve().name]

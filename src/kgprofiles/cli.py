@@ -109,7 +109,7 @@ def _settings(ctx: typer.Context, store: str | None, endpoint: str | None) -> Se
 
     settings = settings_from(ctx)
     if store is not None and store != MEMORY:
-        store = str((Path.cwd() / store).resolve())
+        store = str((Path.cwd() / store).absolute())  # not resolve(): the store path is a link to publish
     return settings.with_overrides(store=store, endpoint=endpoint)
 
 
@@ -160,9 +160,13 @@ def load(
     store: StoreOption = None,
     endpoint: EndpointOption = None,
     quiet: QuietOption = False,
+    reference: Annotated[
+        bool,
+        typer.Option("--reference", help="Validate with pyshacl and re-infer everything with owlrl (slow at scale)."),
+    ] = False,
 ) -> None:
-    """Add or replace single files in the built store without a full rebuild: validated against
-    the rest of the graph, inferred, and written in one transaction."""
+    """Add or replace single files in the built store without a full rebuild, in one transaction.
+    On the embedded store only what the files touch is validated and re-inferred."""
     from kgprofiles.pipeline import load as run_load
     from kgprofiles.progress import report_progress
 
@@ -170,11 +174,13 @@ def load(
     target = _open(settings)
     try:
         with report_progress("load", quiet) as progress:
-            report = run_load(settings, paths, progress, store=target)
+            report = run_load(settings, paths, progress, store=target, reference=reference)
     except KgError as error:
         raise fail(error) from error
     finally:
         target.close()
+    for note in report.notes:
+        typer.echo(f"note: {note}", err=True)
     typer.echo(f"loaded: {report.summary()}")
 
 

@@ -264,41 +264,105 @@ def load(
     paths: Sequence[Path],
     progress: Progress | None = None,
     store: Store | None = None,
+    reference: bool = False,
 ) -> BuildReport:
-    """Add or replace single files in the built store without a full rebuild: the files are
-    validated against the rest of the store's data, inference is recomputed, and the files'
-    graphs and the inferred graph are replaced in one transaction."""
+    """Add or replace single files in the built store without a full rebuild, in one transaction.
+
+    On the embedded store, only what the files touch is validated and re-inferred
+    (``fast.plan_load``: the neighbourhood the shapes can read, and a patch of the inferred graph).
+    On a remote store, or with ``reference=True``, the files are validated with pyshacl against
+    the rest of the store's data and the whole closure is recomputed with owlrl."""
     from kgprofiles.store import open_store
+    from kgprofiles.store.oxigraph import OxigraphStore
 
     timer = _Timer(progress or Silent())
     files = _parse(paths, settings, timer)
     own = store is None
     target = open_store(settings) if own else store
     try:
-        replaced = {f.graph for f in files}
-        data = union_graph(files)
-        for quad in target.quads():
-            graph = quad.graph_name
-            if (
-                isinstance(graph, ox.NamedNode)
-                and graph.value.startswith(FILE_GRAPH_PREFIX)
-                and graph.value not in replaced
-            ):
-                graph_from_triples([quad], data)
-        report = _gate(files, settings, data, timer, scoped=True)
-        inferred = _infer(data, settings, timer)
-        graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
-        graphs[INFERRED_GRAPH] = inferred
-        with timer.stage("store", len(graphs)):
-            target.replace_graphs(graphs)
+        if isinstance(target, OxigraphStore) and not reference:
+            report, inferred_count, notes = _load_fast(target, files, settings, timer)
+        else:
+            report, inferred_count, notes = _load_reference(target, files, settings, timer)
     finally:
         if own:
             target.close()
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),
-        len(inferred),
+        inferred_count,
         len(report.warnings),
         settings.endpoint or settings.store,
         timer.seconds,
+        notes,
     )
+
+
+def _load_reference(
+    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+) -> tuple[ValidationReport, int, tuple[str, ...]]:
+    replaced = {f.graph for f in files}
+    data = union_graph(files)
+    for quad in target.quads():
+        graph = quad.graph_name
+        if (
+            isinstance(graph, ox.NamedNode)
+            and graph.value.startswith(FILE_GRAPH_PREFIX)
+            and graph.value not in replaced
+        ):
+            graph_from_triples([quad], data)
+    report = _gate(files, settings, data, timer, scoped=True)
+    inferred = _infer(data, settings, timer)
+    graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
+    graphs[INFERRED_GRAPH] = inferred
+    with timer.stage("store", len(graphs)):
+        target.replace_graphs(graphs)
+    return report, len(inferred), ()
+
+
+def _load_fast(
+    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+) -> tuple[ValidationReport, int, tuple[str, ...]]:
+    from kgprofiles.fast import infer_triples
+    from kgprofiles.fast.incremental import plan_load
+    from kgprofiles.store.oxigraph import OxigraphStore, has_blank_nodes
+
+    assert isinstance(target, OxigraphStore)
+    ontology = load_ontology(settings.ontology_dir)
+    with timer.stage("validate"):
+        plan = plan_load(target.store, files, load_shapes(settings.shapes_dir), ontology)
+    if not plan.report.conforms:
+        raise DataRejected(plan.report)
+    if plan.inconsistencies:
+        raise ValidationFailed(
+            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(plan.inconsistencies),
+            "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
+        )
+    graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
+    patch = [*plan.inferred_remove, *plan.inferred_add]
+    with timer.stage("infer"):
+        if plan.full_inference:
+            replaced = {f.graph for f in files}
+            kept = [
+                q.triple
+                for q in target.quads()
+                if q.graph_name.value.startswith(FILE_GRAPH_PREFIX) and q.graph_name.value not in replaced
+            ]
+
+            def raw() -> Iterator[ox.Triple]:
+                yield from kept
+                yield from (t for f in files for t in f.triples)
+
+            graphs[INFERRED_GRAPH] = list(infer_triples(raw, ontology).triples or ())
+        elif has_blank_nodes(patch):
+            current = {q.triple for q in target.quads(INFERRED_GRAPH)}
+            current.difference_update(plan.inferred_remove)
+            current.update(plan.inferred_add)
+            graphs[INFERRED_GRAPH] = sorted(current, key=str)
+    with timer.stage("store", len(graphs)):
+        if INFERRED_GRAPH in graphs or not patch:
+            target.replace_graphs(graphs)
+        else:
+            target.replace_graphs(graphs, patch=(INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add))
+    changed = len(graphs.get(INFERRED_GRAPH, patch))
+    return plan.report, changed, tuple(plan.notes)

@@ -37,10 +37,11 @@ shared with the remote backend, which cannot use substitutions at all.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import secrets
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -102,6 +103,11 @@ def check_replacement(graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[
 
 def _has_blank_node(triple: ox.Triple) -> bool:
     return any(isinstance(t, ox.BlankNode | ox.Triple) for t in (triple.subject, triple.object))
+
+
+def has_blank_nodes(triples: Iterable[ox.Triple]) -> bool:
+    """Whether any of the triples has a blank node (which SPARQL DATA blocks cannot name)."""
+    return any(_has_blank_node(t) for t in triples)
 
 
 def _block(graph: ox.NamedNode, triples: Iterable[ox.Triple]) -> str:
@@ -242,11 +248,23 @@ class OxigraphStore:
         except (OSError, RuntimeError) as exc:
             raise StoreError(f"update failed on {self._name}: {exc}") from exc
 
-    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:
+    def replace_graphs(
+        self,
+        graphs: Mapping[str, Iterable[ox.Triple]],
+        drop: Iterable[str] = (),
+        *,
+        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+    ) -> None:
         """Replace each named graph by exactly the given triples (no triples: the graph is
         removed) and drop the ``drop`` graphs, committed by ONE update request (module docstring):
-        if anything fails, including reading the caller's triples, no target has changed."""
+        if anything fails, including reading the caller's triples, no target has changed.
+
+        ``patch`` (graph, remove, add), embedded only: in the same request, delete ``remove``
+        from that graph and insert ``add`` (no blank nodes: DELETE DATA cannot name them), so a
+        large graph changes by a few triples without being read."""
         dropped = check_replacement(graphs, drop)
+        if patch is not None and (has_blank_nodes(patch[1]) or has_blank_nodes(patch[2])):
+            raise StoreError("a graph patch cannot hold blank nodes", "replace the whole graph instead")
         with self._lock:
             store = self._writable()
             token = secrets.token_hex(8)
@@ -262,6 +280,12 @@ class OxigraphStore:
                         store.extend(ox.Quad(t.subject, t.predicate, t.object, staging) for t in plan.staged)
                     operations += plan.operations
                     insertions += plan.insertions
+                if patch is not None:
+                    graph, remove, add = graph_node(patch[0]), patch[1], patch[2]
+                    if remove:
+                        operations.append(f"DELETE DATA {{ {_block(graph, remove)} }}")
+                    if add:
+                        insertions.append(_block(graph, add))
                 if insertions:
                     operations.append("INSERT DATA {\n" + "\n".join(insertions) + "\n}")
                 if operations:
@@ -289,6 +313,10 @@ class OxigraphStore:
         if self._store is not None:
             self.flush()
             self._store = None
+            if self.location != MEMORY:
+                # pyoxigraph releases the directory lock only when its Store object is freed;
+                # objects in reference cycles (e.g. a load plan's data view) would keep it.
+                gc.collect()
 
 
 @dataclass(frozen=True)
