@@ -211,11 +211,13 @@ def _build_generation(
         fresh = OxigraphStore(str(generation))
         try:
             with timer.stage("store", len(graphs)):
-                fresh.store.extend(_quads(graphs))  # extend keeps the blank-node labels ingest gave
+                # The bulk loader (no transaction needed: the generation is not published yet);
+                # like extend, it keeps the blank-node labels ingest gave.
+                fresh.store.bulk_extend(_quads(graphs))
             report, inferred, notes = _check(fresh.store, files, settings, timer)
             with timer.stage("store"):
                 graphs[INFERRED_GRAPH] = inferred
-                fresh.store.extend(_quads({INFERRED_GRAPH: inferred}))
+                fresh.store.bulk_extend(_quads({INFERRED_GRAPH: inferred}))
                 fresh.store.flush()
         except BaseException:
             fresh.close()
