@@ -6,7 +6,7 @@ from __future__ import annotations
 import fcntl
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +16,7 @@ from rdflib import Graph
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import ValidationFailed
+from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
@@ -135,22 +136,24 @@ def build(
         data = union_graph(files)
         report = _gate(files, settings, data, timer, scoped=False)
         graphs[INFERRED_GRAPH] = _infer(data, settings, timer)
+        inferred = len(graphs[INFERRED_GRAPH])
         notes: tuple[str, ...] = ()
         with timer.stage("store", len(graphs)):
             location = _write_all(settings, graphs, store)
     elif store is None and not settings.endpoint and settings.store != MEMORY:
-        report, notes, location = _build_generation(settings, files, graphs, timer)
+        report, notes, location, inferred = _build_generation(settings, files, graphs, timer)
     else:
         scratch = ox.Store()  # what the fast paths read: the data and the ontology, in memory
         scratch.extend(_quads(graphs))
-        report, inferred, notes = _check(scratch, files, settings, timer)
-        graphs[INFERRED_GRAPH] = inferred
+        report, inferred_triples, notes = _check(scratch, files, settings, timer)
+        graphs[INFERRED_GRAPH] = inferred_triples
+        inferred = len(inferred_triples)
         with timer.stage("store", len(graphs)):
             location = _write_all(settings, graphs, store)
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),
-        len(graphs.get(INFERRED_GRAPH, ())),
+        inferred,
         len(report.warnings),
         location,
         timer.seconds,
@@ -165,22 +168,25 @@ def _quads(graphs: dict[str, list[ox.Triple]]) -> Iterator[ox.Quad]:
             yield ox.Quad(t.subject, t.predicate, t.object, graph)
 
 
-def _check(
+def _raw(files: Sequence[SourceFile]) -> Callable[[], Iterator[ox.Triple]]:
+    """The parsed triples of the files, as the fast paths read them (again and again)."""
+    return lambda: (t for f in files for t in f.triples)
+
+
+def _validate_fast(
     data: ox.Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
-) -> tuple[ValidationReport, list[ox.Triple], tuple[str, ...]]:
-    """The fast SHACL gate and OWL RL closure over ``data`` (the files' graphs and the ontology)."""
-    from kgprofiles.fast import infer_triples, scan_literals, validate_store
+) -> tuple[FastValidation, LiteralScan]:
+    """The fast SHACL gate over ``data`` (the files' graphs and the ontology, nothing else), and
+    the scan of the files' literals that inference reuses."""
+    from kgprofiles.fast import scan_literals, validate_store
 
-    def raw() -> Iterator[ox.Triple]:
-        return (t for f in files for t in f.triples)
-
-    ontology = load_ontology(settings.ontology_dir)
+    raw = _raw(files)
     with timer.stage("validate"):
         scan = scan_literals(raw)
         checked = validate_store(
             data,
             load_shapes(settings.shapes_dir),
-            ontology,
+            load_ontology(settings.ontology_dir),
             locate=locate_subjects(files),
             files=[f.display for f in files],
             scan=scan,
@@ -188,21 +194,36 @@ def _check(
         )
     if not checked.report.conforms:
         raise DataRejected(checked.report)
-    with timer.stage("infer"):
-        inference = infer_triples(raw, ontology, scan=scan)
-    if inference.inconsistencies:
+    return checked, scan
+
+
+def _refuse_inconsistent(inconsistencies: Sequence[str]) -> None:
+    if inconsistencies:
         raise ValidationFailed(
-            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(inference.inconsistencies),
+            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(inconsistencies),
             "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
         )
+
+
+def _check(
+    data: ox.Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+) -> tuple[ValidationReport, list[ox.Triple], tuple[str, ...]]:
+    """The fast SHACL gate and OWL RL closure over ``data`` (the files' graphs and the ontology)."""
+    from kgprofiles.fast import infer_triples
+
+    checked, scan = _validate_fast(data, files, settings, timer)
+    with timer.stage("infer"):
+        inference = infer_triples(_raw(files), load_ontology(settings.ontology_dir), scan=scan)
+    _refuse_inconsistent(inference.inconsistencies)
     return checked.report, list(inference.triples or ()), checked.notes + inference.notes
 
 
 def _build_generation(
     settings: Settings, files: Sequence[SourceFile], graphs: dict[str, list[ox.Triple]], timer: _Timer
-) -> tuple[ValidationReport, tuple[str, ...], str]:
+) -> tuple[ValidationReport, tuple[str, ...], str, int]:
     """On disk: load the files and the ontology into a fresh generation, check it there, add the
     inferred graph, then publish it; on any failure the generation is removed, unpublished."""
+    from kgprofiles.fast import infer_into
     from kgprofiles.store.oxigraph import OxigraphStore
 
     store_path = Path(settings.store)
@@ -214,10 +235,14 @@ def _build_generation(
                 # The bulk loader (no transaction needed: the generation is not published yet);
                 # like extend, it keeps the blank-node labels ingest gave.
                 fresh.store.bulk_extend(_quads(graphs))
-            report, inferred, notes = _check(fresh.store, files, settings, timer)
+            checked, scan = _validate_fast(fresh.store, files, settings, timer)
+            with timer.stage("infer"):
+                # Written straight into the generation by the bulk loader, never held in Python.
+                ontology = load_ontology(settings.ontology_dir)
+                inference = infer_into(fresh.store, INFERRED_GRAPH, _raw(files), ontology, scan=scan)
+            _refuse_inconsistent(inference.inconsistencies)
+            report, notes = checked.report, checked.notes + inference.notes
             with timer.stage("store"):
-                graphs[INFERRED_GRAPH] = inferred
-                fresh.store.bulk_extend(_quads({INFERRED_GRAPH: inferred}))
                 fresh.store.flush()
         except BaseException:
             fresh.close()
@@ -225,7 +250,7 @@ def _build_generation(
             raise
         fresh.close()
         generations.publish(store_path, generation)
-    return report, notes, str(store_path)
+    return report, notes, str(store_path), inference.count
 
 
 def _write_all(settings: Settings, graphs: dict[str, list[ox.Triple]], store: Store | None) -> str:
