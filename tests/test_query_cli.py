@@ -84,6 +84,28 @@ def test_profile_related_org_topic_people_commands(store: str) -> None:
     assert code == 0 and "Lin Qiao" in out and "1 person" in out
 
 
+def test_a_profile_shows_as_many_related_people_as_asked(store: str) -> None:
+    code, out = kg(store, "profile", "horace-he", "--related", "2")
+    related = out.split("Related people\n\n")[1].split("\n\n")[0]
+    assert code == 0 and related == "• Greg Chanan — Also at PyTorch\n• Jane Xu — Also at PyTorch"
+
+
+def test_related_for_everyone_writes_one_json_line_per_person(store: str, tmp_path: Path) -> None:
+    target = tmp_path / "related.jsonl"
+    code, out = kg(store, "related", "--all", "--limit", "2", "--out", str(target), "--quiet")
+    assert code == 0 and "wrote related people for 11 people" in out
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert len(lines) == 11 and all(len(line["related"]) == 2 for line in lines)
+    horace = next(line for line in lines if line["name"] == "Horace He")
+    code, alone = kg(store, "related", "horace-he", "--limit", "2", "--format", "json")
+    assert code == 0 and horace["related"] == json.loads(alone)
+
+
+def test_related_needs_a_person_or_all(store: str) -> None:
+    code, out = kg(store, "related")
+    assert code == 2 and "give a PERSON, or --all for everyone" in out
+
+
 def test_export_to_a_file(store: str, tmp_path: Path) -> None:
     target = tmp_path / "horace.ttl"
     code, _ = kg(store, "export", "horace-he", "--format", "ttl", "--output", str(target))

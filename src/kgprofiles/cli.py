@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kgprofiles import __version__
-from kgprofiles.config import Settings, load_settings
+from kgprofiles.config import RELATED_ON_PROFILE, Settings, load_settings
 from kgprofiles.errors import KgError
 
 if TYPE_CHECKING:
@@ -381,39 +381,85 @@ def profile(
     ctx: typer.Context,
     person: Annotated[str, typer.Argument(help="A slug (horace-he), CURIE, IRI, name or Wikidata Q-id.")],
     output: ViewFormat = "text",
+    related_count: Annotated[
+        int, typer.Option("--related", min=0, help="Show this many related people (`kgprofiles related` lists all).")
+    ] = RELATED_ON_PROFILE,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
 ) -> None:
     """Print a person's profile, section by section, every claim with its footnotes: summary,
     research and writing, works, timeline, roles, where they work, related people, sources."""
     with _views(ctx, store, endpoint) as views:
-        typer.echo(_render("profile", output, views.profile(views.resolve_person(person))), nl=False)
+        shown = views.profile(views.resolve_person(person), related_count)
+        typer.echo(_render("profile", output, shown), nl=False)
 
 
 @app.command()
 def related(
     ctx: typer.Context,
-    person: Annotated[str, typer.Argument(help="A slug, CURIE, IRI, name or Wikidata Q-id.")],
-    limit: Annotated[int | None, typer.Option("--limit", "-n", help="At most this many people.")] = None,
+    person: Annotated[
+        str | None, typer.Argument(help="A slug, CURIE, IRI, name or Wikidata Q-id (leave out with --all).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many people.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show each component of the score.")] = False,
-    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json (with --all: JSON Lines).")] = "text",
+    everyone: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every person's related people, one JSON line each ({person, name, related}), for a static "
+            "export or a cache. The graph's links are read into memory once. Default --limit 10.",
+        ),
+    ] = False,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="With --all: write here, not stdout.")] = None,
+    quiet: QuietOption = False,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
 ) -> None:
     """People related to a person, best first, each with the reason: shared organisations (a
     shared current one weighs most), shared topics, works both contributed to, shared events.
-    Ties break by name. Weights: [kgprofiles.related_weights] in kgprofiles.toml."""
+    Ties break by name. Weights: \\[kgprofiles.related_weights] in kgprofiles.toml."""
     from kgprofiles.render import json as json_view
     from kgprofiles.render import text as text_view
 
+    if everyone == (person is not None):
+        raise fail(
+            KgError("give a PERSON, or --all for everyone", "kgprofiles related horace-he; kgprofiles related --all")
+        )
     with _views(ctx, store, endpoint) as views:
-        people = views.related(views.resolve_person(person), limit)
+        if everyone:
+            _related_for_everyone(views, limit or RELATED_ON_PROFILE, out, quiet)
+            return
+        people = views.related(views.resolve_person(person), limit)  # type: ignore[arg-type]
         if output == "json":
             typer.echo(json_view.related(people), nl=False)
         elif output == "text":
             typer.echo(text_view.related(people, explain), nl=False)
         else:
             raise KgError(f"unknown format {output!r}", "choose text or json")
+
+
+def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: bool) -> None:
+    """One JSON line per person with their related people, from the in-memory index."""
+    from kgprofiles.progress import report_progress
+    from kgprofiles.render import json as json_view
+
+    with report_progress("related", quiet) as progress:
+        progress.stage("read the links")
+        index = views.related_index()
+        people = index.people
+        progress.stage("rank", len(people))
+        with out.open("w", encoding="utf-8") if out else nullcontext(sys.stdout) as sink:
+            for iri in people:
+                line = {
+                    "person": iri,
+                    "name": index.name(iri),
+                    "related": [json_view.related_data(r) for r in index.related(iri, limit)],
+                }
+                sink.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+                progress.advance()
+    if out:
+        typer.echo(f"wrote related people for {len(people)} people to {out}", err=True)
 
 
 @app.command()

@@ -11,6 +11,8 @@ from kgprofiles.errors import InputError
 
 CONFIG_FILE = "kgprofiles.toml"
 MEMORY = "memory:"
+#: How many related people a profile shows (the seed page shows ten); `kgprofiles related` lists all.
+RELATED_ON_PROFILE = 10
 
 
 def _package_root() -> Path:

@@ -6,7 +6,10 @@ frozen dataclasses; the renderers (``render/``) and the JSON API read them.
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,13 +17,16 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError
 from kgprofiles.queries import get_query, load_queries, resolve_iri
 from kgprofiles.related import Related, related_people
+from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, TOPIC, WD
 
+log = logging.getLogger(__name__)
 STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
 
 
@@ -130,12 +136,29 @@ class Profile:
 
 
 class Views:
-    """Builds view models from one store and the named queries."""
+    """Builds view models from one store and the named queries.
 
-    def __init__(self, store: Store, queries_dir: Path, related_weights: Mapping[str, float] | None = None) -> None:
+    ``stable=True`` is for a store that does not change while the views live (a server over a
+    read-only store, a static export): what depends on the whole graph is then read once, on
+    first use: related people come from a :class:`~kgprofiles.related_index.RelatedIndex`
+    instead of four queries per person, organisation sizes from one ``org-sizes`` query instead
+    of one per organisation. The views are the same either way."""
+
+    def __init__(
+        self,
+        store: Store,
+        queries_dir: Path,
+        related_weights: Mapping[str, float] | None = None,
+        stable: bool = False,
+    ) -> None:
         self.store = store
         self.queries_dir = queries_dir
         self.related_weights = dict(related_weights or {})
+        self.stable = stable
+        self._index: RelatedIndex | None = None
+        self._org_sizes: dict[str, int] | None = None
+        self._once = threading.Lock()
+        self._warming = threading.Event()  # set while warm() reads in the background
         self._kinds: dict[str, tuple[int, str]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
@@ -176,7 +199,7 @@ class Views:
 
     # -------------------------------------------------------------------- the profile
 
-    def profile(self, person: ox.NamedNode, related_limit: int | None = None) -> Profile:
+    def profile(self, person: ox.NamedNode, related_limit: int | None = RELATED_ON_PROFILE) -> Profile:
         facts = self.select("person", person=person).rows
         if not facts:
             raise NotFound(f"no person {person.value}")
@@ -216,8 +239,13 @@ class Views:
             for r in self.select("person-roles", person=person).rows
         )
         workplaces = tuple(
-            Workplace(r["organization"].value, r["name"].value, int(r["people"].value))
-            for r in self.select("org-member-counts", person=person).rows
+            sorted(
+                (
+                    Workplace(r["organization"].value, r["name"].value, self.org_size(r["organization"]))  # type: ignore[arg-type]
+                    for r in self.select("person-workplaces", person=person).rows
+                ),
+                key=lambda w: (-w.people, w.name, w.iri),
+            )
         )
         topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
         related = self.related(person, related_limit)
@@ -299,7 +327,50 @@ class Views:
         return {claim: tuple(sorted(n)) for claim, n in found.items()}
 
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
+        if self.stable and not self._warming.is_set():
+            return self.related_index().related(person, limit)
         return related_people(self.store, load_queries(self.queries_dir), person, self.related_weights, limit)
+
+    def related_index(self) -> RelatedIndex:
+        """The in-memory related-people index over this store, read on first use."""
+        with self._once:
+            if self._index is None:
+                self._index = RelatedIndex(self.store, load_queries(self.queries_dir), self.related_weights)
+            return self._index
+
+    def org_size(self, organization: ox.NamedNode) -> int:
+        """How many people have a role at the organisation (every size read at once when stable)."""
+        if not self.stable or self._warming.is_set():
+            return sum(int(r["people"].value) for r in self.select("org-sizes", organization=organization).rows)
+        return self._all_org_sizes().get(organization.value, 0)
+
+    def _all_org_sizes(self) -> dict[str, int]:
+        with self._once:
+            if self._org_sizes is None:
+                rows = self.select("org-sizes").rows
+                self._org_sizes = {r["organization"].value: int(r["people"].value) for r in rows}
+            return self._org_sizes
+
+    def warm(self) -> threading.Thread:
+        """Read what stable views read once (the related index, organisation sizes) in a
+        background thread. Until it is in, the views ask per-person queries: the same answers,
+        slower. For a server, so that it answers from its first second."""
+        self._warming.set()
+
+        def read() -> None:
+            try:
+                started = time.perf_counter()
+                self.related_index()
+                self._all_org_sizes()
+                log.info("views: whole-graph results read in %.1f s", time.perf_counter() - started)
+            except Exception:  # the store closed under us, or broke: stay on per-person queries
+                log.exception("views: reading the whole-graph results failed; per-person queries stay in use")
+                return
+            self._warming.clear()
+
+        thread = threading.Thread(target=read, name="kgprofiles-views-warm", daemon=True)
+        thread.start()
+        return thread
 
     # -------------------------------------------------------------------- organisations, topics, people
 

@@ -62,7 +62,7 @@ QUERIES = ("related-orgs", "related-topics", "related-works", "related-events")
 
 
 @dataclass
-class _Candidate:
+class Candidate:
     name: str
     first_topic: str | None = None
     work_names: dict[str, tuple[int, str]] = field(default_factory=dict)  # IRI → (0 short name | 1 title, name)
@@ -70,12 +70,16 @@ class _Candidate:
     current_orgs: set[str] = field(default_factory=set)
     orgs: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
-    writing: set[str] = field(default_factory=set)
-    code: set[str] = field(default_factory=set)
-    events: set[str] = field(default_factory=set)
+
+    def add_topic(self, name: str, first: bool) -> None:
+        """A shared topic; ``first`` when it is the one listed first for the candidate (if
+        several are, the first in text order)."""
+        self.topics.add(name)
+        if first and (self.first_topic is None or name < self.first_topic):
+            self.first_topic = name
 
 
-def _reason(c: _Candidate, other_orgs: list[str]) -> str:
+def _reason(c: Candidate, other_orgs: list[str], writing: set[str], code: set[str], events: list[str]) -> str:
     parts = []
     if c.current_orgs:
         parts.append("Also at " + ", ".join(sorted(c.current_orgs)))
@@ -84,14 +88,14 @@ def _reason(c: _Candidate, other_orgs: list[str]) -> str:
         topics.remove(c.first_topic)
         topics.insert(0, c.first_topic)
     parts.extend(topics)
-    if c.writing:
-        parts.append("Co-authored " + ", ".join(sorted(c.writing)))
-    if c.code:
-        parts.append("Also contributed to " + ", ".join(sorted(c.code)))
+    if writing:
+        parts.append("Co-authored " + ", ".join(sorted(writing)))
+    if code:
+        parts.append("Also contributed to " + ", ".join(sorted(code)))
     if other_orgs:
         parts.append("Both at " + ", ".join(other_orgs) + " (not both current)")
-    if c.events:
-        parts.append("Both have events about " + ", ".join(sorted(c.events)))
+    if events:
+        parts.append("Both have events about " + ", ".join(events))
     return " · ".join(parts)
 
 
@@ -105,30 +109,27 @@ def related_people(
     """The people related to ``person``, best first (score, then name, then IRI). Each kind of
     link is one flat query bound to the person (``QUERIES``); the scores are summed here."""
     w = weights(weight_overrides)
-    found: dict[str, _Candidate] = {}
+    found: dict[str, Candidate] = {}
 
-    def rows(name: str) -> Iterator[tuple[_Candidate, dict[str, Term]]]:
+    def rows(name: str) -> Iterator[tuple[Candidate, dict[str, Term]]]:
         result = queries[name].run(store, {"person": person})
         assert isinstance(result, SelectResult)
         for row in result.rows:
+            name_text = row["name"].value
             candidate = found.get(row["other"].value)
             if candidate is None:
-                candidate = found[row["other"].value] = _Candidate(row["name"].value)
+                candidate = found[row["other"].value] = Candidate(name_text)
+            elif name_text < candidate.name:  # more than one name: the first in text order
+                candidate.name = name_text
             yield candidate, row
 
     def named(names: dict[str, tuple[int, str]], row: dict[str, Term], node: str, name: str) -> None:
-        """Keep one name per node: a short name before a title, then the first in text order."""
-        rank = (0 if row["nameProperty"].value == KGP_NAME else 1, row[name].value)
-        key = row[node].value
-        if key not in names or rank < names[key]:
-            names[key] = rank
+        keep_name(names, row[node].value, (0 if row["nameProperty"].value == KGP_NAME else 1, row[name].value))
 
     for c, row in rows("related-orgs"):
         (c.current_orgs if row["bothCurrent"].value == "true" else c.orgs).add(row["orgName"].value)
     for c, row in rows("related-topics"):
-        c.topics.add(row["topicName"].value)
-        if row["link"].value == KGP_FIRST_TOPIC:
-            c.first_topic = row["topicName"].value
+        c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
     software: set[str] = set()
     for c, row in rows("related-works"):
         named(c.work_names, row, "work", "workName")
@@ -136,24 +137,40 @@ def related_people(
             software.add(row["work"].value)
     for c, row in rows("related-events"):
         named(c.about_names, row, "about", "aboutName")
-    for c in found.values():
-        for work, name in c.work_names.items():
-            (c.code if work in software else c.writing).add(name[1])
-        c.events.update(name for _, name in c.about_names.values())
-    people = []
-    for iri, c in found.items():
-        other_orgs = sorted(c.orgs - c.current_orgs)
-        names = {
-            "current_org": sorted(c.current_orgs),
-            "other_org": other_orgs,
-            "topic": sorted(c.topics),
-            "work": sorted(c.writing) + sorted(c.code),
-            "event": sorted(c.events),
-        }
-        components = tuple(
-            Component(kind, len(names[kind]), w[kind], tuple(names[kind])) for kind in DEFAULT_WEIGHTS if names[kind]
-        )
-        score = round(sum(x.points for x in components), 6)
-        people.append(Related(iri, c.name, score, _reason(c, other_orgs), components))
-    people.sort(key=lambda r: (-r.score, r.name, r.iri))
+    return best_first([scored(iri, c, software, w) for iri, c in found.items()], limit)
+
+
+def keep_name(names: dict[str, tuple[int, str]], node: str, rank: tuple[int, str]) -> None:
+    """Keep one name per node: a short name (rank 0) before a title (1), then the first in text order."""
+    if node not in names or rank < names[node]:
+        names[node] = rank
+
+
+def scored(iri: str, c: Candidate, software: set[str], w: Mapping[str, float]) -> Related:
+    """The candidate's score, components and reason (``software``: the shared works that are software)."""
+    writing = {name for work, (_, name) in c.work_names.items() if work not in software}
+    code = {name for work, (_, name) in c.work_names.items() if work in software}
+    events = sorted({name for _, name in c.about_names.values()})
+    other_orgs = sorted(c.orgs - c.current_orgs)
+    names = {
+        "current_org": sorted(c.current_orgs),
+        "other_org": other_orgs,
+        "topic": sorted(c.topics),
+        "work": sorted(writing) + sorted(code),
+        "event": events,
+    }
+    components = tuple(
+        Component(kind, len(names[kind]), w[kind], tuple(names[kind])) for kind in DEFAULT_WEIGHTS if names[kind]
+    )
+    score = round(sum(x.points for x in components), 6)
+    return Related(iri, c.name, score, _reason(c, other_orgs, writing, code, events), components)
+
+
+def rank_key(r: Related) -> tuple[float, str, str]:
+    """Best first: the higher score, then the name, then the IRI."""
+    return (-r.score, r.name, r.iri)
+
+
+def best_first(people: list[Related], limit: int | None) -> list[Related]:
+    people.sort(key=rank_key)
     return people[:limit] if limit is not None else people

@@ -17,6 +17,7 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pyoxigraph as ox
 
@@ -85,12 +86,17 @@ def sparql_form(text: str) -> str | None:
 
 def check_no_fetch(text: str) -> None:
     """Refuse SERVICE and LOAD: a query must not make the engine fetch a URL."""
-    for token in scan(text):
-        if token.keyword in FETCHING_KEYWORDS:
-            raise QueryError(
-                f"{token.keyword} is not allowed: it would fetch a URL",
-                "open the store with allow_fetch=True if you really mean it",
-            )
+    keyword = _fetching_keyword(text)
+    if keyword is not None:
+        raise QueryError(
+            f"{keyword} is not allowed: it would fetch a URL",
+            "open the store with allow_fetch=True if you really mean it",
+        )
+
+
+@lru_cache(maxsize=512)  # the named queries come back again and again
+def _fetching_keyword(text: str) -> str | None:
+    return next((t.keyword for t in scan(text) if t.keyword in FETCHING_KEYWORDS), None)
 
 
 def declared_prefixes(text: str) -> set[str]:
@@ -103,6 +109,7 @@ def declared_prefixes(text: str) -> set[str]:
     return names
 
 
+@lru_cache(maxsize=512)  # the named queries come back again and again
 def where_group_start(text: str) -> int | None:
     """The offset just after the ``{`` that opens the outermost WHERE group, or None."""
     tokens = [t for t in scan(text) if t.depth == 0]
@@ -224,8 +231,6 @@ def query_prologue(text: str) -> str:
     """PREFIX lines for the project prefixes the text does not declare itself."""
     declared = declared_prefixes(text)
     return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in PREFIXES.items() if name not in declared)
-
-
 
 
 def bind_values(sparql: str, bindings: Mapping[str, Term] | None) -> str:

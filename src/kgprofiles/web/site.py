@@ -39,9 +39,12 @@ class Site:
     _limiter: anyio.CapacityLimiter | None = field(default=None, init=False)
     _cache: dict[str, Any] = field(default_factory=dict, init=False)
     _cache_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _warming: threading.Thread | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        self.views = Views(self.store, self.settings.queries_dir, self.settings.related_weights)
+        # A stable store: whole-graph results (related people, organisation sizes) read once.
+        self.views = Views(self.store, self.settings.queries_dir, self.settings.related_weights, stable=self.stable)
+        self._warming = self.views.warm() if self.stable else None
         self.engine = Engine(self.store, self.limits, self.allow_fetch)
 
     @property
@@ -75,6 +78,8 @@ class Site:
         return result
 
     def close(self) -> None:
+        if self._warming is not None:
+            self._warming.join(timeout=5)  # a daemon: it stops with the process if still reading
         if self.owns_store:
             self.store.close()
 

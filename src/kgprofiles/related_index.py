@@ -1,0 +1,250 @@
+"""Related people for many people: the graph's links read once into memory, each person's related
+people ranked from arrays.
+
+:func:`kgprofiles.related.related_people` asks the store four queries per person; over a large
+graph most of its time goes to candidates that only share a topic (thousands per person) and are
+never shown. :class:`RelatedIndex` reads the links of the whole graph once (``queries/related-index-*.rq``),
+gives every person an integer in (name, IRI) order, and for one person sums an upper bound of each
+candidate's score with ``numpy.bincount``. It then scores exactly (with :func:`kgprofiles.related.scored`,
+the code the per-person path uses) only the best candidates, until no remaining candidate's bound
+can beat the last one kept. The result equals ``related_people``'s: same people, scores, reasons
+and order (a test holds them equal). A snapshot: rebuild it when the store changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+import pyoxigraph as ox
+
+from kgprofiles.queries import NamedQuery
+from kgprofiles.related import (
+    KGP_FIRST_TOPIC,
+    KGP_SOFTWARE,
+    Candidate,
+    Related,
+    best_first,
+    keep_name,
+    scored,
+    weights,
+)
+from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.vocab import KGP
+
+KGP_CURRENT = str(KGP.Current)
+#: The named queries the index is read from.
+QUERIES = (
+    "related-index-names",
+    "related-index-titles",
+    "related-index-roles",
+    "related-index-topics",
+    "related-index-works",
+    "related-index-work-kinds",
+    "related-index-events",
+)
+KGP_HOLDER, KGP_ORGANIZATION, KGP_STATUS = str(KGP.holder), str(KGP.organization), str(KGP.status)
+KGP_CONTRIBUTOR, KGP_WORK = str(KGP.contributor), str(KGP.work)
+KGP_SUBJECT, KGP_DATE, KGP_ABOUT = str(KGP.subject), str(KGP.date), str(KGP.about)
+
+_Ids = np.ndarray  # a sorted array of person numbers
+#: Candidates scored exactly at a time (at least the limit).
+BATCH = 16
+
+
+@dataclass
+class _Membership:
+    """One person at one organisation: whether any of their roles there is current, and whether
+    any is not (former, or not confirmed as current)."""
+
+    current: bool = False
+    other: bool = False
+
+
+def linked_by_subject(rows: Iterator[dict[str, Term]], subject: str) -> dict[str, dict[str, list[str]]]:
+    """Rows of (?subject, ?link, ?value), as subject → link → values: the join the flat queries
+    leave to us."""
+    found: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        found[row[subject].value][row["link"].value].append(row["value"].value)
+    return found
+
+
+class RelatedIndex:
+    """The links of every person (organisations, topics, works, events) and every name, in memory."""
+
+    def __init__(
+        self, store: Store, queries: Mapping[str, NamedQuery], weight_overrides: Mapping[str, float] | None = None
+    ):
+        started = time.perf_counter()
+        self.weights = weights(weight_overrides)
+
+        def rows(name: str) -> Iterator[dict[str, Term]]:
+            result = queries[name].run(store)
+            assert isinstance(result, SelectResult)
+            return iter(result.rows)
+
+        names: dict[str, list[str]] = defaultdict(list)  # kgp:name, every value
+        for row in rows("related-index-names"):
+            names[row["thing"].value].append(row["name"].value)
+        self._names = {thing: sorted(values) for thing, values in names.items()}
+        titled: dict[str, tuple[int, str]] = {}  # works and abouts: one name, a short name first
+        titled.update((thing, (0, values[0])) for thing, values in self._names.items())
+        for row in rows("related-index-titles"):
+            keep_name(titled, row["thing"].value, (1, row["title"].value))
+
+        self._orgs: dict[str, dict[str, _Membership]] = defaultdict(dict)  # person → org → membership
+        for links in linked_by_subject(rows("related-index-roles"), "role").values():
+            for person, org, status in product(links[KGP_HOLDER], links[KGP_ORGANIZATION], links[KGP_STATUS]):
+                if org in self._names:
+                    membership = self._orgs[person].setdefault(org, _Membership())
+                    if status == KGP_CURRENT:
+                        membership.current = True
+                    else:
+                        membership.other = True
+        self._topics: dict[str, dict[str, set[str]]] = defaultdict(dict)  # person → topic → links
+        for row in rows("related-index-topics"):
+            if row["topic"].value in self._names:
+                self._topics[row["person"].value].setdefault(row["topic"].value, set()).add(row["link"].value)
+        kinds: dict[str, set[str]] = defaultdict(set)
+        for row in rows("related-index-work-kinds"):
+            kinds[row["work"].value].add(row["type"].value)
+        self._software = {work for work, types in kinds.items() if KGP_SOFTWARE in types}
+        self._works: dict[str, set[str]] = defaultdict(set)  # person → works
+        for links in linked_by_subject(rows("related-index-works"), "contribution").values():
+            for person, work in product(links[KGP_CONTRIBUTOR], links[KGP_WORK]):
+                if work in kinds and work in titled:
+                    self._works[person].add(work)
+        self._abouts: dict[str, set[str]] = defaultdict(set)  # person → what their events are about
+        for links in linked_by_subject(rows("related-index-events"), "event").values():
+            if links[KGP_DATE]:
+                for person, about in product(links[KGP_SUBJECT], links[KGP_ABOUT]):
+                    if about in titled:
+                        self._abouts[person].add(about)
+        self._titled = titled
+
+        # Candidates are the linked people with a name, numbered in (name, IRI) order: the tie-break.
+        linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._abouts)
+        people = sorted((self._names[p][0], p) for p in linked if p in self._names)
+        self._iris = [iri for _, iri in people]
+        self._number = {iri: i for i, iri in enumerate(self._iris)}
+
+        self._org_members = self._members((p, org) for p, orgs in self._orgs.items() for org in orgs)
+        self._org_current = self._members(
+            (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if m.current
+        )
+        self._topic_members = self._members((p, topic) for p, topics in self._topics.items() for topic in topics)
+        self._work_members = self._members((p, work) for p, works in self._works.items() for work in works)
+        self._about_members = self._members((p, about) for p, abouts in self._abouts.items() for about in abouts)
+        self.seconds = time.perf_counter() - started
+
+    def _members(self, links: Iterator[tuple[str, str]]) -> dict[str, _Ids]:
+        """Thing → the sorted numbers of the candidates linked to it."""
+        found: dict[str, list[int]] = defaultdict(list)
+        for person, thing in links:
+            number = self._number.get(person)
+            if number is not None:
+                found[thing].append(number)
+        return {thing: np.array(sorted(ids), dtype=np.int64) for thing, ids in found.items()}
+
+    def __len__(self) -> int:
+        """How many people can be related to someone (linked, with a name)."""
+        return len(self._iris)
+
+    def name(self, person: str) -> str | None:
+        """The person's name (the first in text order, if several), or None."""
+        names = self._names.get(person)
+        return names[0] if names else None
+
+    @property
+    def people(self) -> list[str]:
+        """The IRIs of every linked person (with or without a name), sorted."""
+        return sorted(set(self._orgs) | set(self._topics) | set(self._works) | set(self._abouts))
+
+    # ------------------------------------------------------------------ one person
+
+    def related(self, person: ox.NamedNode | str, limit: int | None = None) -> list[Related]:
+        """What ``related_people(store, queries, person, weights, limit)`` gives, from memory."""
+        iri = person.value if isinstance(person, ox.NamedNode) else person
+        if limit is not None and limit <= 0:
+            return []
+        bound, linked = self._bounds(iri)
+        me = self._number.get(iri)
+        if me is not None:
+            linked[me] = False
+        candidates = np.flatnonzero(linked)
+        bounds = np.round(bound[candidates], 6)
+        order = candidates[np.lexsort((candidates, -bounds))]  # best bound first, then name order
+        ordered_bounds = np.round(bound[order], 6)
+        if limit is None or min(self.weights.values()) < 0:  # a negative weight: no bound holds
+            return best_first([self._exact(iri, int(c)) for c in order], limit)
+        kept: list[Related] = []
+        step, at = max(limit, BATCH), 0
+        while at < len(order):
+            kept.extend(self._exact(iri, int(c)) for c in order[at : at + step])
+            kept = best_first(kept, limit)
+            at += step
+            if len(kept) == limit and at < len(order):
+                last = kept[-1]
+                # No one left can beat the last kept: a lower bound, or the same bound and later by name.
+                if ordered_bounds[at] < last.score or (
+                    ordered_bounds[at] == last.score and int(order[at]) > self._number[last.iri]
+                ):
+                    break
+        return kept
+
+    def _bounds(self, iri: str) -> tuple[np.ndarray, np.ndarray]:
+        """For every candidate: a score at least its exact score (when no weight is negative),
+        and whether it is linked to ``iri`` at all."""
+        w = self.weights
+        parts: list[_Ids] = []
+        points: list[float] = []
+
+        def add(ids: _Ids | None, each: float) -> None:
+            if ids is not None and len(ids):
+                parts.append(ids)
+                points.append(each)
+
+        for org, mine in self._orgs.get(iri, {}).items():
+            n = len(self._names[org])
+            add(self._org_members.get(org), w["other_org"] * n)
+            if mine.current:  # both current: the current weight instead
+                add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n)
+        for topic, links in self._topics.get(iri, {}).items():
+            if str(KGP.topic) in links:
+                add(self._topic_members.get(topic), w["topic"] * len(self._names[topic]))
+        for work in self._works.get(iri, ()):
+            add(self._work_members.get(work), w["work"])
+        for about in self._abouts.get(iri, ()):
+            add(self._about_members.get(about), w["event"])
+        size = len(self._iris)
+        if not parts:
+            return np.zeros(size), np.zeros(size, dtype=bool)
+        ids = np.concatenate(parts)
+        each = np.repeat(np.array(points), [len(p) for p in parts])
+        return np.bincount(ids, weights=each, minlength=size), np.bincount(ids, minlength=size) > 0
+
+    def _exact(self, iri: str, number: int) -> Related:
+        """The candidate's exact score and reason, as the per-person queries give them."""
+        other = self._iris[number]
+        c = Candidate(self._names[other][0])
+        mine, theirs = self._orgs.get(iri, {}), self._orgs.get(other, {})
+        for org in mine.keys() & theirs.keys():
+            if mine[org].current and theirs[org].current:
+                c.current_orgs.update(self._names[org])
+            if mine[org].other or theirs[org].other:
+                c.orgs.update(self._names[org])
+        my_topics, their_topics = self._topics.get(iri, {}), self._topics.get(other, {})
+        for topic in my_topics.keys() & their_topics.keys():
+            if str(KGP.topic) in my_topics[topic]:
+                for name in self._names[topic]:
+                    c.add_topic(name, KGP_FIRST_TOPIC in their_topics[topic])
+        for work in self._works.get(iri, set()) & self._works.get(other, set()):
+            c.work_names[work] = self._titled[work]
+        for about in self._abouts.get(iri, set()) & self._abouts.get(other, set()):
+            c.about_names[about] = self._titled[about]
+        return scored(other, c, self._software, self.weights)

@@ -1,0 +1,148 @@
+"""The in-memory related-people index gives exactly what the per-person queries give: the same
+people, scores, components, reasons and order, for every person, limit and weighting."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kgprofiles.config import Settings
+from kgprofiles.pipeline import build
+from kgprofiles.profiles import Views
+from kgprofiles.queries import load_queries
+from kgprofiles.related import related_people
+from kgprofiles.related_index import BATCH, RelatedIndex
+from kgprofiles.store.oxigraph import OxigraphStore
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMITS = (None, 1, 3, 10, 25)
+
+
+@pytest.fixture(scope="module")
+def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings) -> OxigraphStore:
+    """300 synthetic people (bench/generate.py): shared organisations of every size, shared
+    topics, co-authored works and shared events, so limits cut through ties."""
+    out = tmp_path_factory.mktemp("synthetic") / "people-300"
+    generator = ROOT / "bench" / "generate.py"
+    args = ["--people", "300", "--seed", "5", "--out", str(out)]
+    subprocess.run([sys.executable, str(generator), *args], check=True, capture_output=True)
+    store = OxigraphStore("memory:")
+    build(settings, [out], store=store)
+    return store
+
+
+def assert_same_as_queries(store: OxigraphStore, settings: Settings, weights: dict[str, float] | None = None) -> int:
+    queries = load_queries(settings.queries_dir)
+    index = RelatedIndex(store, queries, weights)
+    compared = 0
+    for person in index.people:
+        everyone = related_people(store, queries, person, weights)  # type: ignore[arg-type]
+        for limit in LIMITS:  # related_people(..., limit) is everyone[:limit]
+            assert index.related(person, limit) == everyone[:limit], (person, limit)
+            compared += 1
+    return compared
+
+
+def test_the_index_ranks_the_seed_people_as_the_queries_do(seed_store: OxigraphStore, settings: Settings) -> None:
+    assert assert_same_as_queries(seed_store, settings) == 11 * len(LIMITS)
+
+
+def test_the_index_gives_horace_he_the_seed_pages_related_people(seed_store: OxigraphStore, settings: Settings) -> None:
+    index = RelatedIndex(seed_store, load_queries(settings.queries_dir))
+    people = index.related("https://w3id.org/kgprofiles/id/person/horace-he", 6)
+    assert [(p.name, p.reason) for p in people] == [
+        ("Greg Chanan", "Also at PyTorch"),
+        ("Jane Xu", "Also at PyTorch"),
+        ("Joe Spisak", "Also at PyTorch"),
+        ("Mikayla Gawarecki", "Also at PyTorch"),
+        ("Piotr Bialecki", "Also at PyTorch"),
+        ("Chris Lattner", "ML frameworks and libraries · Inference and serving"),
+    ]
+
+
+def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
+    synthetic_store: OxigraphStore, settings: Settings
+) -> None:
+    assert assert_same_as_queries(synthetic_store, settings) == 300 * len(LIMITS)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        {"topic": 0.0},  # topic-only candidates score 0 but are still listed
+        {"current_org": 0.5, "other_org": 2.0, "event": 1.0},  # a former colleague outweighs a current one
+        {"topic": 0.1, "event": 0.7},  # scores that are not whole halves
+        {"work": -1.0},  # a negative weight: no upper bound holds, every candidate is scored
+    ],
+)
+def test_the_index_follows_configured_weights(
+    synthetic_store: OxigraphStore, settings: Settings, weights: dict[str, float]
+) -> None:
+    assert assert_same_as_queries(synthetic_store, settings, weights) == 300 * len(LIMITS)
+
+
+def test_a_person_with_no_links_has_no_related_people(seed_store: OxigraphStore, settings: Settings) -> None:
+    index = RelatedIndex(seed_store, load_queries(settings.queries_dir))
+    assert index.related("https://example.org/nobody") == []
+    assert index.related("https://w3id.org/kgprofiles/id/person/horace-he", 0) == []
+
+
+def loose_bounds_store() -> OxigraphStore:
+    """Two topics both named "ML": a candidate on both shares one topic name (score 1), though
+    the index's bound counts each topic (2). Sixteen such candidates (one batch), named Z…, come before
+    Aaron in bound order; Aaron shares only one of the topics (bound 1, score 1) and wins the tie
+    by name, so the index must read past its first batch of candidates to find him."""
+    kgp, person = "https://w3id.org/kgprofiles/ontology#", "https://example.org/person/"
+    lines = [
+        f"@prefix kgp: <{kgp}> .",
+        '<https://example.org/t1> kgp:name "ML" .',
+        '<https://example.org/t2> kgp:name "ML" .',
+    ]
+    lines.append(f'<{person}me> kgp:name "Me" ; kgp:topic <https://example.org/t1>, <https://example.org/t2> .')
+    for i in range(BATCH):  # exactly one batch of exact scores
+        lines.append(
+            f'<{person}z{i:02}> kgp:name "Z{i:02}" ; kgp:topic <https://example.org/t1>, <https://example.org/t2> .'
+        )
+    lines.append(f'<{person}aaron> kgp:name "Aaron" ; kgp:topic <https://example.org/t2> .')
+    store = OxigraphStore("memory:")
+    store.replace_graph("https://example.org/graph", ox.parse("\n".join(lines), format=ox.RdfFormat.TURTLE))
+    return store
+
+
+def test_the_index_reads_on_while_a_later_candidate_could_still_win(settings: Settings) -> None:
+    store = loose_bounds_store()
+    queries = load_queries(settings.queries_dir)
+    index = RelatedIndex(store, queries)
+    best = index.related("https://example.org/person/me", 1)
+    assert [(p.name, p.score, p.reason) for p in best] == [("Aaron", 1.0, "ML")]
+    everyone = related_people(store, queries, "https://example.org/person/me")  # type: ignore[arg-type]
+    assert [p.score for p in everyone] == [1.0] * 17
+    for limit in LIMITS:
+        assert index.related("https://example.org/person/me", limit) == everyone[:limit]
+
+
+@pytest.mark.parametrize("store_name", ["seed_store", "synthetic_store"])
+def test_stable_views_give_the_same_profiles_as_one_shot_views(
+    store_name: str, request: pytest.FixtureRequest, settings: Settings
+) -> None:
+    """Views over a stable store read related people and organisation sizes once, for the whole
+    graph; the profiles are the ones the per-person queries give."""
+    store = request.getfixturevalue(store_name)
+    one_shot, stable = Views(store, settings.queries_dir), Views(store, settings.queries_dir, stable=True)
+    people = [row["person"] for row in one_shot.select("people").rows][:60]
+    assert len(people) >= 11
+    for person in people:
+        assert stable.profile(person) == one_shot.profile(person), person
+        assert stable.profile(person, None) == one_shot.profile(person, None), person
+
+
+def test_warming_reads_the_whole_graph_results_in_the_background(seed_store: OxigraphStore, settings: Settings) -> None:
+    views = Views(seed_store, settings.queries_dir, stable=True)
+    horace = views.resolve_person("horace-he")
+    views.warm().join(timeout=60)
+    assert views.related_index() is views.related_index() and len(views.related_index()) == 11
+    assert views.profile(horace) == Views(seed_store, settings.queries_dir).profile(horace)
