@@ -242,8 +242,11 @@ def _build_generation(
                 inference = infer_into(fresh.store, INFERRED_GRAPH, _raw(files), ontology, scan=scan)
             _refuse_inconsistent(inference.inconsistencies)
             report, notes = checked.report, checked.notes + inference.notes
-            with timer.stage("store"):
+            with timer.stage("compact"):
+                # The bulk loader leaves many overlapping files; compacted, reads of the built store
+                # are about three times faster (a profile at 100,000 people: 36 → 12 ms).
                 fresh.store.flush()
+                fresh.store.optimize()
         except BaseException:
             fresh.close()
             shutil.rmtree(generation, ignore_errors=True)
