@@ -7,6 +7,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -38,9 +39,15 @@ class SourceFile:
 
 def display_path(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return path.resolve().relative_to(_resolved(root)).as_posix()
     except ValueError:
         return str(path)
+
+
+@lru_cache(maxsize=64)
+def _resolved(directory: Path) -> Path:
+    """A project directory, resolved once (not once for each of 100,000 files)."""
+    return directory.resolve()
 
 
 def collect_files(paths: Iterable[Path]) -> list[Path]:
@@ -63,7 +70,7 @@ def graph_name(path: Path, data_dir: Path | None) -> str:
     so a file keeps its graph wherever the project is checked out; the absolute path otherwise."""
     if data_dir is not None:
         try:
-            return file_graph_iri(path.resolve().relative_to(data_dir.resolve()).as_posix())
+            return file_graph_iri(path.resolve().relative_to(_resolved(data_dir)).as_posix())
         except ValueError:
             pass
     return file_graph_iri(path.resolve().as_posix().lstrip("/"))
@@ -116,13 +123,15 @@ def _stable_blank_nodes(graph: str, quads: Iterable[ox.Quad]) -> tuple[ox.Triple
         return found
 
     out = []
+    blank = ox.BlankNode
     for q in quads:
         s, o = q.subject, q.object
-        if isinstance(s, ox.BlankNode):
-            s = relabel(s)
-        if isinstance(o, ox.BlankNode):
-            o = relabel(o)
-        out.append(ox.Triple(s, q.predicate, o))
+        if type(s) is blank or type(o) is blank:  # most triples have none: keep pyoxigraph's own
+            out.append(
+                ox.Triple(relabel(s) if type(s) is blank else s, q.predicate, relabel(o) if type(o) is blank else o)
+            )
+        else:
+            out.append(q.triple)
     return tuple(out)
 
 
@@ -136,7 +145,7 @@ def _expand(token: str, prefixes: dict[str, str], base: str) -> str | None:
     namespace = prefixes.get(prefix)
     if namespace is None:
         return None
-    return namespace + re.sub(r"\\(.)", r"\1", local)
+    return namespace + (re.sub(r"\\(.)", r"\1", local) if "\\" in local else local)
 
 
 def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequence[ox.Triple]) -> dict[str, int]:
@@ -160,7 +169,7 @@ def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequ
     for iri, number in mentions.items():
         lines.setdefault(iri, number)
     # Blank nodes: the line of the subject that holds them.
-    changed = True
+    changed = any(isinstance(t.object, ox.BlankNode) for t in triples)
     while changed:
         changed = False
         for t in triples:
