@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import fcntl
 import shutil
+import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.infer import infer
-from kgprofiles.ingest import SourceFile, collect_files, parse_file, union_graph
+from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
 from kgprofiles.store import generations
 from kgprofiles.store.base import Store
@@ -27,6 +28,7 @@ from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, lo
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, ONTOLOGY_GRAPH
 
 STAGES = ("parse", "validate", "infer", "store")
+RawTriples = Callable[[], Iterable[ox.Triple | ox.Quad]]  # a fresh iterator over the parsed data, each call
 
 
 class DataRejected(ValidationFailed):
@@ -75,8 +77,7 @@ class _Timer:
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
 
 
-def _parse(paths: Sequence[Path], settings: Settings, timer: _Timer) -> list[SourceFile]:
-    found = collect_files(paths)
+def _parse(found: Sequence[Path], settings: Settings, timer: _Timer) -> list[SourceFile]:
     with timer.stage("parse", len(found)):
         files = []
         for path in found:
@@ -129,7 +130,11 @@ def build(
     directory and swapped in by one rename; remotely, graphs are staged then moved by one update;
     an open ``store`` given by the caller gets one ``replace_graphs`` transaction."""
     timer = _Timer(progress or Silent())
-    files = _parse(paths or [settings.data_dir], settings, timer)
+    found = collect_files(paths or [settings.data_dir])
+    if not reference and store is None and not settings.endpoint and settings.store != MEMORY:
+        files, report, notes, location, inferred = _build_generation(settings, found, timer)
+        return _build_report(files, inferred, report, location, timer, notes)
+    files = _parse(found, settings, timer)
     graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
     graphs[ONTOLOGY_GRAPH] = _ontology_triples(settings)
     if reference:
@@ -140,8 +145,6 @@ def build(
         notes: tuple[str, ...] = ()
         with timer.stage("store", len(graphs)):
             location = _write_all(settings, graphs, store)
-    elif store is None and not settings.endpoint and settings.store != MEMORY:
-        report, notes, location, inferred = _build_generation(settings, files, graphs, timer)
     else:
         scratch = ox.Store()  # what the fast paths read: the data and the ontology, in memory
         scratch.extend(_quads(graphs))
@@ -150,9 +153,20 @@ def build(
         inferred = len(inferred_triples)
         with timer.stage("store", len(graphs)):
             location = _write_all(settings, graphs, store)
+    return _build_report(files, inferred, report, location, timer, notes)
+
+
+def _build_report(
+    files: Sequence[SourceFile],
+    inferred: int,
+    report: ValidationReport,
+    location: str,
+    timer: _Timer,
+    notes: tuple[str, ...],
+) -> BuildReport:
     return BuildReport(
         [f.display for f in files],
-        sum(len(f.triples) for f in files),
+        sum(f.count for f in files),
         inferred,
         len(report.warnings),
         location,
@@ -168,19 +182,18 @@ def _quads(graphs: dict[str, list[ox.Triple]]) -> Iterator[ox.Quad]:
             yield ox.Quad(t.subject, t.predicate, t.object, graph)
 
 
-def _raw(files: Sequence[SourceFile]) -> Callable[[], Iterator[ox.Triple]]:
+def _raw(files: Sequence[SourceFile]) -> RawTriples:
     """The parsed triples of the files, as the fast paths read them (again and again)."""
     return lambda: (t for f in files for t in f.triples)
 
 
 def _validate_fast(
-    data: ox.Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+    data: ox.Store, files: Sequence[SourceFile], raw: RawTriples, settings: Settings, timer: _Timer
 ) -> tuple[FastValidation, LiteralScan]:
     """The fast SHACL gate over ``data`` (the files' graphs and the ontology, nothing else), and
-    the scan of the files' literals that inference reuses."""
+    the scan of the files' literals (``raw``: their parsed triples) that inference reuses."""
     from kgprofiles.fast import scan_literals, validate_store
 
-    raw = _raw(files)
     with timer.stage("validate"):
         scan = scan_literals(raw)
         checked = validate_store(
@@ -211,7 +224,7 @@ def _check(
     """The fast SHACL gate and OWL RL closure over ``data`` (the files' graphs and the ontology)."""
     from kgprofiles.fast import infer_triples
 
-    checked, scan = _validate_fast(data, files, settings, timer)
+    checked, scan = _validate_fast(data, files, _raw(files), settings, timer)
     with timer.stage("infer"):
         inference = infer_triples(_raw(files), load_ontology(settings.ontology_dir), scan=scan)
     _refuse_inconsistent(inference.inconsistencies)
@@ -219,27 +232,32 @@ def _check(
 
 
 def _build_generation(
-    settings: Settings, files: Sequence[SourceFile], graphs: dict[str, list[ox.Triple]], timer: _Timer
-) -> tuple[ValidationReport, tuple[str, ...], str, int]:
-    """On disk: load the files and the ontology into a fresh generation, check it there, add the
-    inferred graph, then publish it; on any failure the generation is removed, unpublished."""
+    settings: Settings, found: Sequence[Path], timer: _Timer
+) -> tuple[list[SourceFile], ValidationReport, tuple[str, ...], str, int]:
+    """On disk: parse the files straight into a fresh generation (with the ontology), check it
+    there, add the inferred graph, compact it, then publish it; on any failure (a syntax error
+    included) the generation is removed, unpublished.
+
+    The parsed triples are never all held in memory: each file's go to pyoxigraph's bulk loader and
+    to a spill file beside the store, which validation and inference read back (``TripleSpill``)."""
     from kgprofiles.fast import infer_into
     from kgprofiles.store.oxigraph import OxigraphStore
 
     store_path = Path(settings.store)
-    with _build_lock(store_path):
+    with (
+        _build_lock(store_path),
+        tempfile.TemporaryDirectory(prefix=f".{store_path.name}.spill-", dir=store_path.parent) as scratch,
+    ):
         generation = generations.new_generation(store_path)
         fresh = OxigraphStore(str(generation))
+        spill = TripleSpill(Path(scratch) / "data.nt")
         try:
-            with timer.stage("store", len(graphs)):
-                # The bulk loader (no transaction needed: the generation is not published yet);
-                # like extend, it keeps the blank-node labels ingest gave.
-                fresh.store.bulk_extend(_quads(graphs))
-            checked, scan = _validate_fast(fresh.store, files, settings, timer)
+            files = _parse_into(fresh.store, found, spill, settings, timer)
+            checked, scan = _validate_fast(fresh.store, files, spill, settings, timer)
             with timer.stage("infer"):
                 # Written straight into the generation by the bulk loader, never held in Python.
                 ontology = load_ontology(settings.ontology_dir)
-                inference = infer_into(fresh.store, INFERRED_GRAPH, _raw(files), ontology, scan=scan)
+                inference = infer_into(fresh.store, INFERRED_GRAPH, spill, ontology, scan=scan)
             _refuse_inconsistent(inference.inconsistencies)
             report, notes = checked.report, checked.notes + inference.notes
             with timer.stage("compact"):
@@ -248,12 +266,48 @@ def _build_generation(
                 fresh.store.flush()
                 fresh.store.optimize()
         except BaseException:
+            spill.close()
             fresh.close()
             shutil.rmtree(generation, ignore_errors=True)
             raise
         fresh.close()
         generations.publish(store_path, generation)
-    return report, notes, str(store_path), inference.count
+    return files, report, notes, str(store_path), inference.count
+
+
+def _parse_into(
+    store: ox.Store, found: Sequence[Path], spill: TripleSpill, settings: Settings, timer: _Timer
+) -> list[SourceFile]:
+    """Parse ``found`` file by file into ``store`` (one named graph each, then the ontology's) with
+    the bulk loader, and into ``spill``; the files come back without their triples. The stages
+    overlap: "parse" is the time spent parsing and spilling, "store" the rest of the load."""
+    files: list[SourceFile] = []
+    parsing = 0.0
+
+    def quads() -> Iterator[ox.Quad]:
+        nonlocal parsing
+        for path in found:
+            started = time.perf_counter()
+            parsed = parse_file(path, settings.root, settings.data_dir)
+            spill.add(parsed.triples)
+            files.append(parsed.without_triples())
+            parsing += time.perf_counter() - started
+            timer.progress.advance()
+            graph = ox.NamedNode(parsed.graph)
+            for t in parsed.triples:
+                yield ox.Quad(t.subject, t.predicate, t.object, graph)
+        timer.progress.stage("store")  # every file parsed: what remains is the loader's own work
+        yield from _quads({ONTOLOGY_GRAPH: _ontology_triples(settings)})
+
+    started = time.perf_counter()
+    timer.progress.stage("parse", len(found))
+    # The bulk loader (no transaction needed: the generation is not published yet); like extend,
+    # it keeps the blank-node labels ingest gave.
+    store.bulk_extend(quads())
+    spill.close()
+    timer.seconds["parse"] = parsing
+    timer.seconds["store"] = time.perf_counter() - started - parsing
+    return files
 
 
 def _write_all(settings: Settings, graphs: dict[str, list[ox.Triple]], store: Store | None) -> str:
@@ -306,7 +360,7 @@ def load(
     from kgprofiles.store.oxigraph import OxigraphStore
 
     timer = _Timer(progress or Silent())
-    files = _parse(paths, settings, timer)
+    files = _parse(collect_files(paths), settings, timer)
     own = store is None
     target = open_store(settings) if own else store
     try:
