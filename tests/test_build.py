@@ -14,6 +14,7 @@ import pytest
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
 from kgprofiles.pipeline import DataRejected, build, load
+from kgprofiles.store.generations import generations_dir
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import INFERRED_GRAPH, ONTOLOGY_GRAPH, file_graph_iri
 
@@ -76,6 +77,20 @@ def test_a_syntax_error_fails_the_build_with_file_line_col_and_the_store_stays_a
     with pytest.raises(InputError, match=r"topics/broken-syntax.ttl:6:\d+: syntax error"):
         build(project)
     assert canonical_dump(project.store) == before
+    assert leftovers(project) == []
+
+
+def leftovers(project: Settings) -> list[str]:
+    """What a build left beside the published store: unfinished generations, scratch directories."""
+    store = Path(project.store)
+    published = store.resolve().name
+    return sorted(p.name for p in generations_dir(store).iterdir() if p.name != published)
+
+
+def test_a_build_leaves_only_the_published_store(project: Settings) -> None:
+    build(project)
+    build(project)
+    assert leftovers(project) == []
 
 
 def test_a_build_killed_before_it_publishes_leaves_the_previous_store_readable_and_unchanged(project: Settings) -> None:

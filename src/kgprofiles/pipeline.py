@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import fcntl
 import shutil
-import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from rdflib import Graph
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
+from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
@@ -28,7 +28,6 @@ from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, lo
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, ONTOLOGY_GRAPH
 
 STAGES = ("parse", "validate", "infer", "store")
-RawTriples = Callable[[], Iterable[ox.Triple | ox.Quad]]  # a fresh iterator over the parsed data, each call
 
 
 class DataRejected(ValidationFailed):
@@ -239,18 +238,17 @@ def _build_generation(
     included) the generation is removed, unpublished.
 
     The parsed triples are never all held in memory: each file's go to pyoxigraph's bulk loader and
-    to a spill file beside the store, which validation and inference read back (``TripleSpill``)."""
+    to a spill file in a scratch directory beside the generation, which validation and inference
+    read back (``TripleSpill``); the scratch directory goes when the build ends, however it ends."""
     from kgprofiles.fast import infer_into
     from kgprofiles.store.oxigraph import OxigraphStore
 
     store_path = Path(settings.store)
-    with (
-        _build_lock(store_path),
-        tempfile.TemporaryDirectory(prefix=f".{store_path.name}.spill-", dir=store_path.parent) as scratch,
-    ):
+    with _build_lock(store_path):
         generation = generations.new_generation(store_path)
+        scratch = generations.scratch_dir(generation)
         fresh = OxigraphStore(str(generation))
-        spill = TripleSpill(Path(scratch) / "data.nt")
+        spill = TripleSpill(scratch / "data.nt")
         try:
             files = _parse_into(fresh.store, found, spill, settings, timer)
             checked, scan = _validate_fast(fresh.store, files, spill, settings, timer)
@@ -270,6 +268,8 @@ def _build_generation(
             fresh.close()
             shutil.rmtree(generation, ignore_errors=True)
             raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         fresh.close()
         generations.publish(store_path, generation)
     return files, report, notes, str(store_path), inference.count

@@ -30,6 +30,14 @@ def new_generation(store_path: Path) -> Path:
     return path
 
 
+def scratch_dir(generation: Path) -> Path:
+    """A fresh directory beside ``generation`` for a build's temporary files. The build removes it;
+    one left by a killed build is stale like its generation, and the next build removes both."""
+    path = generation.parent / f"{generation.stem}.scratch.building"
+    path.mkdir()
+    return path
+
+
 def publish(store_path: Path, generation: Path) -> None:
     """Point ``store_path`` at ``generation`` with one atomic rename, then remove older generations."""
     final = generation.with_suffix("")
