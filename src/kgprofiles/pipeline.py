@@ -17,6 +17,7 @@ from rdflib import Graph
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
+from kgprofiles.fast.literals import LiteralScanner
 from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
@@ -187,14 +188,20 @@ def _raw(files: Sequence[SourceFile]) -> RawTriples:
 
 
 def _validate_fast(
-    data: ox.Store, files: Sequence[SourceFile], raw: RawTriples, settings: Settings, timer: _Timer
+    data: ox.Store,
+    files: Sequence[SourceFile],
+    raw: RawTriples,
+    settings: Settings,
+    timer: _Timer,
+    scanned: LiteralScanner | None = None,
 ) -> tuple[FastValidation, LiteralScan]:
     """The fast SHACL gate over ``data`` (the files' graphs and the ontology, nothing else), and
-    the scan of the files' literals (``raw``: their parsed triples) that inference reuses."""
+    the scan of the files' literals (``raw``: their parsed triples) that inference reuses;
+    ``scanned``: that scan, already fed while parsing."""
     from kgprofiles.fast import scan_literals, validate_store
 
     with timer.stage("validate"):
-        scan = scan_literals(raw)
+        scan = scanned.finish(raw) if scanned is not None else scan_literals(raw)
         checked = validate_store(
             data,
             load_shapes(settings.shapes_dir),
@@ -250,8 +257,8 @@ def _build_generation(
         fresh = OxigraphStore(str(generation))
         spill = TripleSpill(scratch / "data.nt")
         try:
-            files = _parse_into(fresh.store, found, spill, settings, timer)
-            checked, scan = _validate_fast(fresh.store, files, spill, settings, timer)
+            files, scanned = _parse_into(fresh.store, found, spill, settings, timer)
+            checked, scan = _validate_fast(fresh.store, files, spill, settings, timer, scanned)
             with timer.stage("infer"):
                 # Written straight into the generation by the bulk loader, never held in Python.
                 ontology = load_ontology(settings.ontology_dir)
@@ -277,11 +284,13 @@ def _build_generation(
 
 def _parse_into(
     store: ox.Store, found: Sequence[Path], spill: TripleSpill, settings: Settings, timer: _Timer
-) -> list[SourceFile]:
+) -> tuple[list[SourceFile], LiteralScanner]:
     """Parse ``found`` file by file into ``store`` (one named graph each, then the ontology's) with
-    the bulk loader, and into ``spill``; the files come back without their triples. The stages
-    overlap: "parse" is the time spent parsing and spilling, "store" the rest of the load."""
+    the bulk loader, into ``spill`` and into a scan of their literals; the files come back without
+    their triples. The stages overlap: "parse" is the time spent parsing, spilling and scanning,
+    "store" the rest of the load."""
     files: list[SourceFile] = []
+    scanner = LiteralScanner()
     parsing = 0.0
 
     def quads() -> Iterator[ox.Quad]:
@@ -290,6 +299,7 @@ def _parse_into(
             started = time.perf_counter()
             parsed = parse_file(path, settings.root, settings.data_dir)
             spill.add(parsed.triples)
+            scanner.add(parsed.triples)
             files.append(parsed.without_triples())
             parsing += time.perf_counter() - started
             timer.progress.advance()
@@ -307,7 +317,7 @@ def _parse_into(
     spill.close()
     timer.seconds["parse"] = parsing
     timer.seconds["store"] = time.perf_counter() - started - parsing
-    return files
+    return files, scanner
 
 
 def _write_all(settings: Settings, graphs: dict[str, list[ox.Triple]], store: Store | None) -> str:

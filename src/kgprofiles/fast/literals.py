@@ -93,36 +93,54 @@ class LiteralScan:
 def scan_literals(triples: Callable[[], Iterable[ox.Triple | ox.Quad]]) -> LiteralScan:
     """One pass over raw (parsed, not stored) triples; see ``LiteralScan``. ``triples`` makes
     a fresh iterator each call: a second pass runs only when some literal is unfaithful."""
-    typed: dict[ox.Literal, set[str]] = {}
-    kinds: dict[str, set[str]] = {}
-    literal_type, named_type = ox.Literal, ox.NamedNode
-    for t in triples():
-        o = t.object
-        p = t.predicate.value
-        seen = kinds.get(p)
-        if seen is None:
-            seen = kinds[p] = set()
-        if type(o) is literal_type:
-            if o.language:
-                seen.add("@")
-                continue
-            datatype = o.datatype.value
-            seen.add(datatype)
-            if datatype != XSD_STRING:
-                preds = typed.get(o)
-                if preds is None:
-                    preds = typed[o] = set()
-                preds.add(p)
-        else:
-            seen.add("iri" if type(o) is named_type else "bnode")
-    views = {lit: rdflib_form(lit) for lit in typed}
-    stored = stored_forms(typed)
-    bad = {lit for lit in typed if stored[lit] != views[lit]}
-    scan = LiteralScan(typed, [], {lit: stored[lit] for lit in typed}, kinds)
-    if bad:
-        scan.unfaithful = [
-            ox.Triple(t.subject, t.predicate, t.object)
-            for t in triples()
-            if type(t.object) is literal_type and t.object in bad
-        ]
-    return scan
+    scanner = LiteralScanner()
+    scanner.add(triples())
+    return scanner.finish(triples)
+
+
+class LiteralScanner:
+    """``scan_literals`` in steps: ``add`` the triples as they are parsed (no pass of its own),
+    then ``finish``."""
+
+    def __init__(self) -> None:
+        self.typed: dict[ox.Literal, set[str]] = {}
+        self.kinds: dict[str, set[str]] = {}
+
+    def add(self, triples: Iterable[ox.Triple | ox.Quad]) -> None:
+        typed, kinds = self.typed, self.kinds
+        literal_type, named_type = ox.Literal, ox.NamedNode
+        for t in triples:
+            o = t.object
+            p = t.predicate.value
+            seen = kinds.get(p)
+            if seen is None:
+                seen = kinds[p] = set()
+            if type(o) is literal_type:
+                if o.language:
+                    seen.add("@")
+                    continue
+                datatype = o.datatype.value
+                seen.add(datatype)
+                if datatype != XSD_STRING:
+                    preds = typed.get(o)
+                    if preds is None:
+                        preds = typed[o] = set()
+                    preds.add(p)
+            else:
+                seen.add("iri" if type(o) is named_type else "bnode")
+
+    def finish(self, triples: Callable[[], Iterable[ox.Triple | ox.Quad]]) -> LiteralScan:
+        """The scan of everything added; ``triples`` (the same triples again) is read only when
+        some literal is unfaithful, to collect the triples that hold it."""
+        typed, literal_type = self.typed, ox.Literal
+        views = {lit: rdflib_form(lit) for lit in typed}
+        stored = stored_forms(typed)
+        bad = {lit for lit in typed if stored[lit] != views[lit]}
+        scan = LiteralScan(typed, [], {lit: stored[lit] for lit in typed}, self.kinds)
+        if bad:
+            scan.unfaithful = [
+                ox.Triple(t.subject, t.predicate, t.object)
+                for t in triples()
+                if type(t.object) is literal_type and t.object in bad
+            ]
+        return scan

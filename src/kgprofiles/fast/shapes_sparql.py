@@ -93,6 +93,7 @@ class Evaluator:
         self._instances: dict[Node, set[Term]] = {}
         self._view: dict[Term, Node] = {}
         self._cache: dict[tuple[str, tuple[str, ...]], list[tuple[Term | None, ...]]] = {}
+        self._gathered: tuple[set[str], set[ox.NamedNode | ox.BlankNode], list[ox.Triple | ox.Quad]] | None = None
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -643,26 +644,21 @@ class Evaluator:
         (count,) = next(iter(self.cached(f"SELECT (COUNT(*) AS ?n) WHERE {{ {target} }}", "n")))
         if int(count.value) <= self.FOOTPRINT_THRESHOLD:  # type: ignore[union-attr]
             return self.store
-        edges = sparql_edges(select, prefixes, itertools.count())
-        predicates = {e.predicate for e in edges}
-        if None in predicates:
+        reach = self._reach(shape, select, prefixes)
+        if reach is None:
             return self.store
-        predicates |= {to_oxigraph(p) for p in (*shape.targets.subjects_of, *shape.targets.objects_of)}  # type: ignore[misc]
-        classes = {c for cls in shape.targets.classes for c in self.subclasses(cls)}
+        names, classes = reach
         started = time.perf_counter()
         copy = ox.Store()
         graph = ox.NamedNode("urn:kgprofiles:fast:footprint")
-        names = {p.value for p in predicates}  # type: ignore[union-attr]
         if self.raw is not None and self.ontology is not None:
-            rdf_type = RDF_TYPE_NODE
             copy.bulk_extend(
                 ox.Quad(t.subject, t.predicate, t.object, graph)
-                for source in (self.raw(), self.ontology)
-                for t in source
-                if t.predicate.value in names or (t.predicate == rdf_type and t.object in classes)
+                for t in _reached(self._pool(names, classes), names, classes)
             )
         else:
-            for p in predicates:
+            for name in names:
+                p = ox.NamedNode(name)
                 triples = self.store.query(
                     f"CONSTRUCT {{ ?s {p} ?o }} WHERE {{ ?s {p} ?o }}", use_default_graph_as_union=True
                 )
@@ -676,6 +672,61 @@ class Evaluator:
                 )
         log.debug("%.3fs footprint of %d triples for %s", time.perf_counter() - started, len(copy), shape.name)
         return copy
+
+    def _reach(
+        self, shape: Shape, select: str, prefixes: dict[str, str]
+    ) -> tuple[set[str], set[ox.NamedNode | ox.BlankNode]] | None:
+        """What an sh:sparql query of ``shape`` can match: the IRIs of its predicates and its
+        targets', and the target classes (with their subclasses) whose ``rdf:type`` triples it
+        needs; ``None`` when a predicate is a variable (then any triple can match)."""
+        predicates = {e.predicate for e in sparql_edges(select, prefixes, itertools.count())}
+        if None in predicates:
+            return None
+        predicates |= {to_oxigraph(p) for p in (*shape.targets.subjects_of, *shape.targets.objects_of)}  # type: ignore[misc]
+        classes = {c for cls in shape.targets.classes for c in self.subclasses(cls)}
+        return {p.value for p in predicates}, classes  # type: ignore[union-attr]
+
+    def _pool(self, names: set[str], classes: set[ox.NamedNode | ox.BlankNode]) -> Iterable[ox.Triple | ox.Quad]:
+        """The raw and ontology triples holding at least what ``names`` and ``classes`` reach.
+
+        The first call gathers, in one pass over ``raw``, what every sh:sparql constraint of the
+        plan reaches, and keeps it: at 100,000 people a pass over the parsed data costs 10-30 s,
+        and the project's shapes have three such constraints. A reach outside that (a shape
+        this walk did not see) reads ``raw`` again, so the copy is the same either way."""
+        if self._gathered is None:
+            all_names: set[str] = set()
+            all_classes: set[ox.NamedNode | ox.BlankNode] = set()
+            for shape, c in _sparql_constraints(self.plan.shapes):
+                _node, select, prefixes, _messages = c.params
+                reach = self._reach(shape, select, dict(prefixes))  # type: ignore[arg-type]
+                if reach is not None:
+                    all_names |= reach[0]
+                    all_classes |= reach[1]
+            gathered = list(_reached(itertools.chain(self.raw(), self.ontology), all_names, all_classes))  # type: ignore[misc, arg-type]
+            self._gathered = (all_names, all_classes, gathered)
+        all_names, all_classes, gathered = self._gathered
+        if names <= all_names and classes <= all_classes:
+            return gathered
+        return itertools.chain(self.raw(), self.ontology)  # type: ignore[misc, arg-type]
+
+
+def _sparql_constraints(shapes: Iterable[Shape]) -> Iterator[tuple[Shape, Constraint]]:
+    """Every sh:sparql constraint of ``shapes`` and of their property shapes, with its shape."""
+    for shape in shapes:
+        for c in shape.constraints:
+            if c.kind == "Sparql":
+                yield shape, c
+        yield from _sparql_constraints(shape.properties)
+
+
+def _reached(
+    triples: Iterable[ox.Triple | ox.Quad], names: set[str], classes: set[ox.NamedNode | ox.BlankNode]
+) -> Iterator[ox.Triple | ox.Quad]:
+    """The triples whose predicate is one of ``names``, or that type a node with one of ``classes``."""
+    rdf_type = RDF_TYPE_NODE
+    for t in triples:
+        if t.predicate.value in names or (t.predicate == rdf_type and t.object in classes):
+            yield t
 
 
 RDF_TYPE_NODE = ox.NamedNode(str(RDF.type))
