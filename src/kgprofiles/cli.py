@@ -137,8 +137,11 @@ def build(
     OWL RL closure in its own graph, and store it, atomically: on any error the previous store
     stays exactly as it was. Exit 1 on a violation, 2 on unreadable input.
 
-    Validation and inference take fast paths that give exactly pyshacl's results and owlrl's
-    triples; where they fall back to those engines, the build says so."""
+    Validation and inference take fast paths that give exactly pyshacl's results and owlrl's triples.
+
+    Where they fall back to those engines, the build says so.
+
+    On disk, the parsed data waits in a scratch file beside the store (about 160 bytes a triple)."""
     from kgprofiles.pipeline import build as run_build
     from kgprofiles.progress import report_progress
 
