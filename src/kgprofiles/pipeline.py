@@ -6,7 +6,7 @@ from __future__ import annotations
 import fcntl
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,7 +177,7 @@ def _build_report(
     )
 
 
-def _quads(graphs: dict[str, list[ox.Triple]]) -> Iterator[ox.Quad]:
+def _quads(graphs: Mapping[str, Sequence[ox.Triple]]) -> Iterator[ox.Quad]:
     for name, triples in graphs.items():
         graph = ox.NamedNode(name)
         for t in triples:
@@ -309,9 +309,7 @@ def _parse_into(
             files.append(parsed.without_triples())
             parsing += time.perf_counter() - started
             timer.progress.advance()
-            graph = ox.NamedNode(parsed.graph)
-            for t in parsed.triples:
-                yield ox.Quad(t.subject, t.predicate, t.object, graph)
+            yield from _quads({parsed.graph: parsed.triples})
         timer.progress.stage("store")  # every file parsed: what remains is the loader's own work
         yield from _quads({ONTOLOGY_GRAPH: _ontology_triples(settings)})
 
