@@ -11,6 +11,7 @@ import pyoxigraph as ox
 import pytest
 
 from conftest import ROOT
+from kgprofiles.config import Settings
 from wikidata.faults import closed_port_url
 from wikidata.project import DATA, copy_data, project, real_json_files, run_cli
 
@@ -181,3 +182,16 @@ def test_an_unreachable_endpoint_writes_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 4
     assert "cannot reach the Wikidata endpoint" in result.stderr
     assert not draft.exists()
+
+
+def test_import_knows_a_person_iri_already_in_use_before_minting_it(settings: Settings) -> None:
+    """A new person whose slug is taken gets the Q-id appended: `iri-in-use` tells which."""
+    from kgprofiles.link.local import LocalData
+    from kgprofiles.vocab import PERSON
+
+    local = LocalData(settings)
+    try:
+        assert local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + "horace-he"))
+        assert not local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + "nobody-by-this-slug"))
+    finally:
+        local.close()

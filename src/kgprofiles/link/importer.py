@@ -205,7 +205,7 @@ class _Importer:
             )
         name = item.label or self.qid
         slug = slug or slugify(name) or f"wikidata-{self.qid.lower()}"
-        if self.local.store.query("ASK { ?p ?x ?y }", {"p": ox.NamedNode(str(PERSON) + slug)}):
+        if self.local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + slug)):
             slug = f"{slug}-{self.qid.lower()}"
         person = f"person:{slug}"
         self.item_source = f"source:wikidata-{self.qid.lower()}"

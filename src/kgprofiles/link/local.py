@@ -95,6 +95,11 @@ class LocalData:
         assert isinstance(result, SelectResult), name
         return result
 
+    def ask(self, name: str, **values: str | Term) -> bool:
+        result = get_query(self.settings.queries_dir, name).run(self.store, values)
+        assert isinstance(result, bool), name
+        return result
+
     def file_of(self, graph: str) -> Path | None:
         if graph.startswith(FILE_GRAPH_PREFIX):
             relative = graph[len(FILE_GRAPH_PREFIX) :]
