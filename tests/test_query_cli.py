@@ -114,7 +114,7 @@ def test_export_to_a_file(store: str, tmp_path: Path) -> None:
 
 def test_commands_without_a_store_say_how_to_make_one(tmp_path: Path) -> None:
     code, out = kg(str(tmp_path / "nothing"), "profile", "horace-he")
-    assert code == 2 and "run `kgprofiles build` first" in out
+    assert code == 3 and "no store at" in out and "run `kgprofiles build` first" in out
 
 
 def test_build_refuses_bad_data_with_exit_1(tmp_path: Path) -> None:

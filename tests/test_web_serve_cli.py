@@ -113,12 +113,33 @@ def test_serve_without_a_store_says_to_build(tmp_path: Path) -> None:
     assert done.returncode != 0 and "kgprofiles build" in done.stderr
 
 
-def test_serve_says_when_another_process_holds_the_store(served: tuple[str, str], built_store: Path) -> None:
-    done = subprocess.run(
-        kgprofiles("serve", "--store", str(built_store), "--port", str(free_port())),
-        capture_output=True,
+def test_a_second_server_reads_the_same_store_beside_the_first(served: tuple[str, str], built_store: Path) -> None:
+    """Readers never write: any number of servers (and CLI readers) share one store."""
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(built_store), "--port", str(port)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=60,
-        check=False,
     )
-    assert done.returncode == 3 and "store error" in done.stderr and "Traceback" not in done.stderr
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            try:
+                page = httpx.get(base + "/id/person/horace-he", timeout=5)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read()  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "the second server did not answer"
+                time.sleep(0.1)
+        assert page.status_code == 200 and "<h1>Horace He</h1>" in page.text
+        first = httpx.get(served[0] + "/id/person/horace-he", timeout=5)
+        assert first.status_code == 200
+        done = subprocess.run(
+            kgprofiles("profile", "horace-he", "--store", str(built_store)), capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0 and "Horace He" in done.stdout, done.stderr
+    finally:
+        process.terminate()
+        process.wait(timeout=15)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgprofiles.config import Settings
+from kgprofiles.config import MEMORY, Settings
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.remote import RemoteStore
@@ -13,10 +13,11 @@ __all__ = ["OxigraphStore", "QueryResult", "RemoteStore", "SelectResult", "Store
 def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool = False) -> Store:
     """The store the settings name: a RemoteStore when ``settings.endpoint`` is set (its update
     and Graph Store endpoints from the settings, or derived from the query endpoint), else an
-    OxigraphStore at ``settings.store`` (a directory, or ``memory:``). ``read_only`` opens an
-    on-disk store without the writer's lock, for readers while no build runs; it has no effect
-    on a remote store. ``allow_fetch`` lets queries and updates use SERVICE and LOAD (refused by
-    default)."""
+    OxigraphStore at ``settings.store`` (a directory, or ``memory:``).
+
+    ``read_only`` is how readers open an on-disk store: its published generation, under a lease,
+    never written (see ``store/generations.py``); it changes nothing for a remote or in-memory
+    store. ``allow_fetch`` lets queries and updates use SERVICE and LOAD (refused by default)."""
     if settings.endpoint:
         return RemoteStore(
             settings.endpoint,
@@ -25,4 +26,4 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             settings.query_timeout_s,
             allow_fetch=allow_fetch,
         )
-    return OxigraphStore(settings.store, read_only=read_only, allow_fetch=allow_fetch)
+    return OxigraphStore(settings.store, read_only=read_only and settings.store != MEMORY, allow_fetch=allow_fetch)

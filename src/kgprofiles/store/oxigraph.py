@@ -43,11 +43,13 @@ import secrets
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
+from kgprofiles.store import generations
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import SparqlText, check_bindings, check_no_fetch, inline_values
 from kgprofiles.vocab import GRAPH, PREFIXES
@@ -122,30 +124,66 @@ class OxigraphStore:
     """A pyoxigraph store on disk at ``location`` (a directory, created if absent), or in memory
     when ``location`` is ``"memory:"``.
 
-    ``read_only=True`` opens an existing directory without taking the writer's lock (pyoxigraph:
-    only safe while no other process writes it). ``allow_fetch=True`` permits SERVICE and LOAD,
-    which make the engine fetch URLs; they are refused by default."""
+    ``read_only=True`` is how every reader opens a store: ``location`` may be a published store
+    (the link ``kgprofiles build`` publishes, ``store/generations.py``), which is resolved once to
+    its current generation; the store then holds a lease on that generation until ``close()``, so
+    the generation stays on disk, unchanged, however many builds and loads publish newer ones.
+    ``location`` is then the generation's directory and ``link`` the published path. A published
+    store is never opened for writing: writers make a new generation (``kgprofiles.pipeline``).
+
+    ``allow_fetch=True`` permits SERVICE and LOAD, which make the engine fetch URLs; they are
+    refused by default."""
 
     def __init__(self, location: str | os.PathLike[str], *, read_only: bool = False, allow_fetch: bool = False):
-        self.location = str(location)
         self.read_only = read_only
         self.allow_fetch = allow_fetch
+        self.link: str | None = None
+        self._lease: generations.Lease | None = None
+        self.location = self._resolve(str(location))
         self._lock = threading.Lock()
-        self._store: ox.Store | None = self._open()
+        try:
+            self._store: ox.Store | None = self._open()
+        except BaseException:
+            self._release()
+            raise
         if not read_only:
             self._purge_staging()
+
+    def _resolve(self, location: str) -> str:
+        """The directory to open (taking a lease when it is a generation), from ``location``."""
+        if location == MEMORY:
+            return location
+        path = Path(location)
+        if generations.is_published(path):
+            if not self.read_only:
+                raise StoreError(
+                    f"{path} is a published store: it is never written in place",
+                    "write with `kgprofiles build` or `kgprofiles load`; read with read_only=True",
+                )
+            self._lease = generations.lease_current(path)
+            self.link = str(path)
+            return str(self._lease.generation)
+        if self.read_only and path.parent.name.endswith(".generations"):
+            self._lease = generations.lease(path)
+            if self._lease is None:
+                raise StoreError(f"the store generation {path} is gone", "open the published store instead")
+        return location
 
     def _open(self) -> ox.Store:
         if self.location == MEMORY:
             if self.read_only:
                 raise StoreError("an in-memory store cannot be opened read-only")
             return ox.Store()
+        if self.read_only and not (Path(self.location) / "CURRENT").exists():
+            raise StoreError(
+                f"no store at {self.link or self.location}", "run `kgprofiles build` first, or give --store/--endpoint"
+            )
         try:
             return ox.Store.read_only(self.location) if self.read_only else ox.Store(self.location)
         except (OSError, RuntimeError) as exc:
             raise StoreError(
                 f"cannot open the store at {self.location}: {exc}",
-                "is another kgprofiles process using it? stop it, or open the store read-only",
+                "run `kgprofiles store check` to see which generation is good",
             ) from exc
 
     def _purge_staging(self) -> None:
@@ -233,16 +271,16 @@ class OxigraphStore:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def update(self, sparql: str) -> None:
+    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
         """Run a SPARQL 1.1 Update (project prefixes predeclared) as one transaction."""
         if not self.allow_fetch:
             check_no_fetch(sparql)
         with self._lock:
-            self._update(SparqlText.of(sparql), prefixes=PREFIXES)
+            self._update(SparqlText.of(sparql), prefixes=PREFIXES, base_iri=base_iri)
 
-    def _update(self, text: SparqlText, prefixes: dict[str, str] | None = None) -> None:
+    def _update(self, text: SparqlText, prefixes: dict[str, str] | None = None, base_iri: str | None = None) -> None:
         try:
-            self._writable().update(text.sent, prefixes=prefixes)
+            self._writable().update(text.sent, prefixes=prefixes, base_iri=base_iri)
         except SyntaxError as exc:
             raise QueryError(text.locate(str(exc))) from exc
         except (OSError, RuntimeError) as exc:
@@ -309,7 +347,7 @@ class OxigraphStore:
             self.store.flush()
 
     def close(self) -> None:
-        """Flush and release the store's files and lock; the object is unusable afterwards."""
+        """Flush and release the store's files, its lock or its lease; unusable afterwards."""
         if self._store is not None:
             self.flush()
             self._store = None
@@ -317,6 +355,12 @@ class OxigraphStore:
                 # pyoxigraph releases the directory lock only when its Store object is freed;
                 # objects in reference cycles (e.g. a load plan's data view) would keep it.
                 gc.collect()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -28,7 +29,7 @@ from kgprofiles.store.base import Store
 from kgprofiles.web import api, pages, resources, sparql
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
-from kgprofiles.web.site import Site
+from kgprofiles.web.site import PinSnapshot, Site
 
 DEFAULT_MAX_ROWS = 100_000
 
@@ -53,7 +54,7 @@ def create_app(
     if store is None:
         from kgprofiles.store import open_store
 
-        store = open_store(settings)
+        store = open_store(settings, read_only=True, allow_fetch=allow_fetch)
     limits = Limits(
         timeout_s=query_timeout if query_timeout is not None else settings.query_timeout_s,
         max_rows=max_rows if max_rows is not None else DEFAULT_MAX_ROWS,
@@ -75,7 +76,12 @@ def create_app(
         finally:
             site.close()
 
-    app = Starlette(routes=routes(site), exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    app = Starlette(
+        routes=routes(site),
+        middleware=[Middleware(PinSnapshot, site=site)],
+        exception_handlers={HTTPException: http_error},
+        lifespan=lifespan,
+    )
     app.state.site = site
     return app
 

@@ -24,6 +24,7 @@ from kgprofiles.errors import InputError, KgError, QueryError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, solution_rows
 from kgprofiles.store.binding import SparqlText, scan
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.writer import update_published
 from kgprofiles.vocab import PREFIXES
 
 FETCHING = ("SERVICE", "LOAD")
@@ -202,17 +203,11 @@ class Engine:
         if not self.allow_fetch:
             check_fetch(sparql, "update")
         sent = with_using(sparql, dataset or Dataset())
-        raw = self.embedded
-        if raw is None:
-            self.store.update(f"BASE <{base_iri}> {sent}" if base_iri else sent)
+        if isinstance(self.store, OxigraphStore) and self.store.link is not None:
+            # A published generation is never written: the update makes and publishes a new one.
+            update_published(self.store.link, sent, base_iri=base_iri, command="kgprofiles serve (a SPARQL update)")
             return
-        text = SparqlText.of(sent)
-        try:
-            raw.update(sent, base_iri=base_iri, prefixes=PREFIXES)
-        except SyntaxError as exc:
-            raise QueryError(text.locate(str(exc))) from exc
-        except (OSError, RuntimeError) as exc:
-            raise StoreError(f"the update failed on the store: {exc}") from exc
+        self.store.update(f"BASE <{base_iri}> {sent}" if base_iri else sent)
 
 
 def _read(

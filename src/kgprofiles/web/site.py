@@ -1,9 +1,19 @@
 """What every request handler shares: the settings, the store, the views over it, the SPARQL
-engine and the write token. One ``Site`` per app, kept in ``app.state.site``."""
+engine and the write token. One ``Site`` per app, kept in ``app.state.site``.
+
+The server follows the store. Over an on-disk store, the site reads one published generation at a
+time (a :class:`Snapshot`: the store opened read-only, its views and engine). When a build or load
+publishes a newer generation, the next request opens it and is served from it; requests already
+running finish on the generation they started with (each request pins its snapshot), and the old
+snapshot is closed, releasing its generation, when its last request ends.
+"""
 
 from __future__ import annotations
 
+import contextvars
+import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +21,7 @@ from typing import Any, TypeVar
 
 import anyio
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgprofiles.config import Settings
 from kgprofiles.profiles import Views
@@ -23,29 +34,132 @@ T = TypeVar("T")
 
 #: Queries running at once in worker threads; more wait for a turn (inside their time limit).
 QUERY_THREADS = 4
+#: How often (seconds) requests look whether a newer generation was published.
+FOLLOW_EVERY_S = 0.2
+
+_pinned: contextvars.ContextVar[Snapshot | None] = contextvars.ContextVar("kgprofiles_snapshot", default=None)
+
+
+@dataclass
+class Snapshot:
+    """One generation of the store as the site serves it: the store, the views and the engine
+    over it, and what was computed once for it."""
+
+    store: Store
+    views: Views
+    engine: Engine
+    stable: bool
+    link_target: str | None = None  # what the store's link pointed at when it was opened
+    users: int = 0
+    retired: bool = False
+    cache: dict[str, Any] = field(default_factory=dict)
+    cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    warming: threading.Thread | None = None
+
+    def close(self) -> None:
+        if self.warming is not None:
+            self.warming.join(timeout=5)  # a daemon: it stops with the process if still reading
+        self.store.close()
 
 
 @dataclass
 class Site:
     settings: Settings
-    store: Store
+    store_at_start: Store
     limits: Limits
     write_token: str | None = None
     allow_fetch: bool = False
     editor_dir: Path | None = None  # @triply/yasgui's build/ directory, when installed
     owns_store: bool = False
-    views: Views = field(init=False)
-    engine: Engine = field(init=False)
+    _latest: Snapshot = field(init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _looked_at: float = field(default=0.0, init=False)
     _limiter: anyio.CapacityLimiter | None = field(default=None, init=False)
-    _cache: dict[str, Any] = field(default_factory=dict, init=False)
-    _cache_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    _warming: threading.Thread | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
+        self._latest = self._snapshot(self.store_at_start)
+
+    def _snapshot(self, store: Store) -> Snapshot:
         # A stable store: whole-graph results (related people, organisation sizes) read once.
-        self.views = Views(self.store, self.settings.queries_dir, self.settings.related_weights, stable=self.stable)
-        self._warming = self.views.warm() if self.stable else None
-        self.engine = Engine(self.store, self.limits, self.allow_fetch)
+        stable = self.write_token is None and isinstance(store, OxigraphStore)
+        views = Views(store, self.settings.queries_dir, self.settings.related_weights, stable=stable)
+        link = _link_of(store)
+        snapshot = Snapshot(
+            store,
+            views,
+            Engine(store, self.limits, self.allow_fetch),
+            stable,
+            link_target=os.readlink(link) if link else None,
+        )
+        snapshot.warming = views.warm() if stable else None
+        return snapshot
+
+    # -- which generation ---------------------------------------------------------------------
+
+    def current(self) -> Snapshot:
+        """The snapshot the running request pinned, else the newest."""
+        pinned = _pinned.get()
+        return pinned if pinned is not None else self.follow()
+
+    def follow(self, *, now: bool = False) -> Snapshot:
+        """The newest snapshot, opening the store's newly published generation if there is one
+        (looked at every FOLLOW_EVERY_S at most, unless ``now``)."""
+        with self._lock:
+            latest = self._latest
+            link = _link_of(latest.store)
+            if link is None or (not now and time.monotonic() - self._looked_at < FOLLOW_EVERY_S):
+                return latest
+            self._looked_at = time.monotonic()
+            try:
+                target = os.readlink(link)
+            except OSError:
+                return latest
+            if target == latest.link_target:
+                return latest
+            fresh = self._snapshot(OxigraphStore(link, read_only=True, allow_fetch=self.allow_fetch))
+            self._latest = fresh
+            latest.retired = True
+            if latest.users == 0:
+                self._close(latest)
+            return fresh
+
+    def pin(self) -> Snapshot:
+        """The snapshot a request is served from, held until ``unpin``."""
+        snapshot = self.follow()
+        with self._lock:
+            snapshot.users += 1
+        return snapshot
+
+    def unpin(self, snapshot: Snapshot) -> None:
+        with self._lock:
+            snapshot.users -= 1
+            done = snapshot.retired and snapshot.users == 0
+        if done:
+            self._close(snapshot)
+
+    def _close(self, snapshot: Snapshot) -> None:
+        """Close a retired snapshot (releasing its generation), off the event loop."""
+        threading.Thread(target=snapshot.close, name="kgprofiles-close-generation", daemon=True).start()
+
+    # -- what handlers use --------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self.current().store
+
+    @property
+    def views(self) -> Views:
+        return self.current().views
+
+    @property
+    def engine(self) -> Engine:
+        return self.current().engine
+
+    @property
+    def stable(self) -> bool:
+        """Whether the data cannot change under the snapshot being served: read-only, over the
+        embedded store (each generation is immutable; a new one is a new snapshot)."""
+        return self.current().stable
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
@@ -55,17 +169,12 @@ class Site:
         return self._limiter
 
     def cached(self, key: str, make: Callable[[], T]) -> T:
-        """``make()``, computed once per site (for things that change only with the data's shape)."""
-        with self._cache_lock:
-            if key not in self._cache:
-                self._cache[key] = make()
-            return self._cache[key]  # type: ignore[no-any-return]
-
-    @property
-    def stable(self) -> bool:
-        """Whether the data cannot change while the site runs: read-only, over the embedded store
-        (which this process holds exclusively; a new build is a new store, served after a restart)."""
-        return self.write_token is None and isinstance(self.store, OxigraphStore)
+        """``make()``, computed once per snapshot (for things that change only with the data)."""
+        snapshot = self.current()
+        with snapshot.cache_lock:
+            if key not in snapshot.cache:
+                snapshot.cache[key] = make()
+            return snapshot.cache[key]  # type: ignore[no-any-return]
 
     def summary(self, key: str, make: Callable[[], T]) -> T:
         """``make()``: computed once when the site is stable, else every time."""
@@ -78,10 +187,37 @@ class Site:
         return result
 
     def close(self) -> None:
-        if self._warming is not None:
-            self._warming.join(timeout=5)  # a daemon: it stops with the process if still reading
-        if self.owns_store:
-            self.store.close()
+        with self._lock:
+            latest = self._latest
+        if latest.warming is not None:
+            latest.warming.join(timeout=5)
+        if latest.store is not self.store_at_start or self.owns_store:
+            latest.store.close()
+
+
+def _link_of(store: Store) -> str | None:
+    return store.link if isinstance(store, OxigraphStore) else None
+
+
+class PinSnapshot:
+    """ASGI middleware: each HTTP request is served from one snapshot of the store, pinned from
+    its first byte to its last (a generation published meanwhile serves the next requests)."""
+
+    def __init__(self, app: ASGIApp, site: Site) -> None:
+        self.app = app
+        self.site = site
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        snapshot = self.site.pin()
+        token = _pinned.set(snapshot)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _pinned.reset(token)
+            self.site.unpin(snapshot)
 
 
 def site_of(request: Request) -> Site:

@@ -108,6 +108,7 @@ async def update(request: Request, operation: Operation) -> Response:
         await anyio.to_thread.run_sync(lambda: site.engine.update(operation.text, operation.dataset, base))
     except KgError as exc:
         return failure(exc)
+    site.follow(now=True)  # the next request reads what this one wrote
     return Response(status_code=204)
 
 

@@ -1,5 +1,5 @@
 """The `kgprofiles link …` and `kgprofiles import wikidata …` commands: options → one library call
-→ output. Wikidata errors are reported in one clear message with a hint, and exit 4."""
+→ output. Wikidata errors are reported by the error boundary (``cli/boundary.py``), exit 4."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Annotated
 
 import typer
 
+from kgprofiles.cli.options import project_settings
 from kgprofiles.config import Settings
-from kgprofiles.errors import InputError, KgError
+from kgprofiles.errors import InputError
 
 link_app = typer.Typer(
     name="link",
@@ -42,12 +43,6 @@ NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read no
 FormatOption = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
 
 
-def _fail(error: KgError) -> typer.Exit:
-    from kgprofiles.cli import fail
-
-    return fail(error)
-
-
 def _say(message: str) -> None:
     typer.echo(message, err=True)
 
@@ -60,7 +55,7 @@ def _session(ctx: typer.Context, data: Path | None, endpoint: str | None, no_cac
     from kgprofiles.link.local import LocalData
     from kgprofiles.link.remote import Wikidata
 
-    settings: Settings = ctx.obj
+    settings = project_settings(ctx)
     config = client_config(settings, endpoint=endpoint)
     data_dir = (Path.cwd() / data).resolve() if data else None
     local = LocalData(settings, data_dir)
@@ -98,15 +93,12 @@ def check_command(
     cannot be asked."""
     from kgprofiles.link.check import OK, check_links, format_json, format_text
 
-    try:
-        _check_format(output)
-        with _session(ctx, data, endpoint, no_cache) as (_, local, wikidata):
-            links = local.links()
-            if output == "text":
-                _say(f"checking {len(links)} Wikidata link(s) against {wikidata.client.endpoint}")
-            checks = check_links(links, wikidata)
-    except KgError as error:
-        raise _fail(error) from error
+    _check_format(output)
+    with _session(ctx, data, endpoint, no_cache) as (_, local, wikidata):
+        links = local.links()
+        if output == "text":
+            _say(f"checking {len(links)} Wikidata link(s) against {wikidata.client.endpoint}")
+        checks = check_links(links, wikidata)
     if output == "json":
         typer.echo(format_json(checks))
     else:
@@ -140,53 +132,50 @@ def suggest_command(
     from kgprofiles.link.suggest import format_json, format_text, suggest
     from kgprofiles.link.turtle import WD, add_same_as
 
-    try:
-        _check_format(output)
-        if (entity is None) == (not all_entities):
-            raise InputError("give a person or organisation, or --all", "e.g. `kgprofiles link suggest horace-he`")
-        with _session(ctx, data, endpoint, no_cache) as (settings, local, wikidata):
-            if entity is not None:
-                iri = local.resolve(entity)
-                entities = local.unlinked(iri)
-                if not entities:
-                    linked = [e for e in local.links() if e.iri == iri]
-                    raise InputError(
-                        f"{entity} is already linked to Wikidata ({', '.join(e.wikidata or '' for e in linked)})"
-                        if linked
-                        else f"{entity} is not a person or organisation of the data",
-                        "`kgprofiles link check` checks existing links",
-                    )
-            else:
-                entities = local.unlinked()
-            suggestions = suggest(entities, local, wikidata)
-            if output == "json":
-                typer.echo(format_json(suggestions))
-            else:
-                _echo_lines(format_text(suggestions, threshold))
-            if not apply:
-                return
-            refused = []
-            for suggestion in suggestions:
-                reason = suggestion.refusal(threshold, yes)
-                if reason is None and suggestion.entity.file is None:
-                    reason = "the data file that defines it was not found"
-                if reason is not None:
-                    refused.append(f"{suggestion.entity.label}: {reason}")
-                    continue
-                best = suggestion.best
-                assert best is not None and suggestion.entity.file is not None
-                edit = add_same_as(suggestion.entity.file, suggestion.entity.iri, WD + best.qid)
-                edit.write()
-                shown = _display(suggestion.entity.file, settings.root)
-                to_stderr = output == "json"  # keep stdout one JSON document
-                typer.echo(f"applied: {suggestion.entity.label} owl:sameAs wd:{best.qid} in {shown}", err=to_stderr)
-                typer.echo(edit.diff(shown), nl=False, err=to_stderr)
-            if refused and entity is not None:
-                raise NotApplied(refused[0])
-            for line in refused:
-                typer.echo(f"not applied: {line}", err=True)
-    except KgError as error:
-        raise _fail(error) from error
+    _check_format(output)
+    if (entity is None) == (not all_entities):
+        raise InputError("give a person or organisation, or --all", "e.g. `kgprofiles link suggest horace-he`")
+    with _session(ctx, data, endpoint, no_cache) as (settings, local, wikidata):
+        if entity is not None:
+            iri = local.resolve(entity)
+            entities = local.unlinked(iri)
+            if not entities:
+                linked = [e for e in local.links() if e.iri == iri]
+                raise InputError(
+                    f"{entity} is already linked to Wikidata ({', '.join(e.wikidata or '' for e in linked)})"
+                    if linked
+                    else f"{entity} is not a person or organisation of the data",
+                    "`kgprofiles link check` checks existing links",
+                )
+        else:
+            entities = local.unlinked()
+        suggestions = suggest(entities, local, wikidata)
+        if output == "json":
+            typer.echo(format_json(suggestions))
+        else:
+            _echo_lines(format_text(suggestions, threshold))
+        if not apply:
+            return
+        refused = []
+        for suggestion in suggestions:
+            reason = suggestion.refusal(threshold, yes)
+            if reason is None and suggestion.entity.file is None:
+                reason = "the data file that defines it was not found"
+            if reason is not None:
+                refused.append(f"{suggestion.entity.label}: {reason}")
+                continue
+            best = suggestion.best
+            assert best is not None and suggestion.entity.file is not None
+            edit = add_same_as(suggestion.entity.file, suggestion.entity.iri, WD + best.qid)
+            edit.write()
+            shown = _display(suggestion.entity.file, settings.root)
+            to_stderr = output == "json"  # keep stdout one JSON document
+            typer.echo(f"applied: {suggestion.entity.label} owl:sameAs wd:{best.qid} in {shown}", err=to_stderr)
+            typer.echo(edit.diff(shown), nl=False, err=to_stderr)
+        if refused and entity is not None:
+            raise NotApplied(refused[0])
+        for line in refused:
+            typer.echo(f"not applied: {line}", err=True)
 
 
 def _display(path: Path, root: Path) -> str:
@@ -214,20 +203,17 @@ def diff_command(
     what agrees, what differs, and what only one side has."""
     from kgprofiles.link.diff import diff_people, format_json, format_text
 
-    try:
-        _check_format(output)
-        if (person is None) == (not all_people):
-            raise InputError("give a person, or --all", "e.g. `kgprofiles link diff horace-he`")
-        with _session(ctx, data, endpoint, no_cache) as (_, local, wikidata):
-            people = [e for e in local.links() if e.kind == "person"]
-            if person is not None:
-                iri = local.resolve(person)
-                people = [e for e in people if e.iri == iri]
-                if not people:
-                    raise InputError(f"{person} has no Wikidata link", "`kgprofiles link suggest` finds candidates")
-            diffs = diff_people(people, local, wikidata)
-    except KgError as error:
-        raise _fail(error) from error
+    _check_format(output)
+    if (person is None) == (not all_people):
+        raise InputError("give a person, or --all", "e.g. `kgprofiles link diff horace-he`")
+    with _session(ctx, data, endpoint, no_cache) as (_, local, wikidata):
+        people = [e for e in local.links() if e.kind == "person"]
+        if person is not None:
+            iri = local.resolve(person)
+            people = [e for e in people if e.iri == iri]
+            if not people:
+                raise InputError(f"{person} has no Wikidata link", "`kgprofiles link suggest` finds candidates")
+        diffs = diff_people(people, local, wikidata)
     if output == "json":
         typer.echo(format_json(diffs))
     else:
@@ -256,24 +242,21 @@ def import_wikidata(
     must add (printed), 4 when Wikidata cannot be asked."""
     from kgprofiles.link.importer import default_path, import_person
 
-    try:
-        with _session(ctx, data, endpoint, no_cache) as (settings, local, wikidata):
-            draft = import_person(qid.strip().upper(), local, wikidata, slug=slug)
-            target = (Path.cwd() / out).resolve() if out else default_path(local.data_dir, draft)
-            if target.exists() and not force:
-                raise InputError(f"{target} exists; nothing was written", "give --output PATH, or --force")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(draft.text, encoding="utf-8")
-            shown = _display(target, settings.root)
-            typer.echo(
-                f"wrote {shown}: {draft.person} from {draft.qid}, {len(draft.sources)} source(s) "
-                f"({len(draft.references)} Wikidata reference(s) and the item)"
-            )
-            for note in draft.notes:
-                typer.echo(f"note: {note}")
-            report = _validate_draft(settings, local.data_dir, target)
-    except KgError as error:
-        raise _fail(error) from error
+    with _session(ctx, data, endpoint, no_cache) as (settings, local, wikidata):
+        draft = import_person(qid.strip().upper(), local, wikidata, slug=slug)
+        target = (Path.cwd() / out).resolve() if out else default_path(local.data_dir, draft)
+        if target.exists() and not force:
+            raise InputError(f"{target} exists; nothing was written", "give --output PATH, or --force")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(draft.text, encoding="utf-8")
+        shown = _display(target, settings.root)
+        typer.echo(
+            f"wrote {shown}: {draft.person} from {draft.qid}, {len(draft.sources)} source(s) "
+            f"({len(draft.references)} Wikidata reference(s) and the item)"
+        )
+        for note in draft.notes:
+            typer.echo(f"note: {note}")
+        report = _validate_draft(settings, local.data_dir, target)
     mine = [r for r in report.results if r.file == shown]
     violations = [r for r in mine if r.severity == "violation"]
     if not violations:

@@ -1,21 +1,22 @@
-"""``kgprofiles serve``: the web app on uvicorn, over the same store as the other commands."""
+"""``kgprofiles serve``: the web app on uvicorn, over the same store as the other commands (opened
+to read: the server follows each generation a build or load publishes)."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from kgprofiles.cli.options import store_settings
+from kgprofiles.errors import InputError
 
 LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-token is given"
 
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or a clear error when it cannot be had."""
-    from kgprofiles.errors import InputError
-
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         sock = socket.socket(family, kind, proto)
@@ -74,26 +75,18 @@ def serve(
     whole-graph downloads and a JSON API. Read-only and on 127.0.0.1 unless told otherwise."""
     import uvicorn
 
-    from kgprofiles.cli import _settings, fail
-    from kgprofiles.config import MEMORY
-    from kgprofiles.errors import KgError
     from kgprofiles.store import open_store
     from kgprofiles.web.app import create_app
 
-    settings = _settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
-        raise fail(KgError("--query-timeout and --max-rows must be positive"))
-    if not settings.endpoint and settings.store != MEMORY and not Path(settings.store).exists():
-        raise fail(KgError(f"no store at {settings.store}", "run `kgprofiles build` first, or give --store/--endpoint"))
-    try:
-        target = open_store(settings, allow_fetch=allow_fetch)
-    except KgError as error:  # a store another process holds, a remote one that does not answer…
-        raise fail(error) from error
+        raise InputError("--query-timeout and --max-rows must be positive")
+    target = open_store(settings, read_only=True, allow_fetch=allow_fetch)
     try:
         sock = bind(host, port)
-    except KgError as error:
+    except BaseException:
         target.close()
-        raise fail(error) from error
+        raise
     try:
         app = create_app(
             settings, target, write_token, query_timeout=query_timeout, max_rows=max_rows, allow_fetch=allow_fetch

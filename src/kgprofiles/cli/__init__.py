@@ -1,0 +1,58 @@
+"""The ``kgprofiles`` command: thin commands, each options → one library call → output.
+
+One module per command group (``data``: validate, build, load; ``query``: query, export;
+``views``: profile, related, org, topic, people; ``serve``; ``link`` and ``import``; ``store``),
+assembled here. Commands raise; the one error boundary (``boundary.py``) prints the message and
+picks the exit code. Nothing heavy is imported until a command needs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgprofiles import __version__
+from kgprofiles.cli import data, query, serve, store, views
+from kgprofiles.cli.boundary import ErrorBoundary
+from kgprofiles.cli.link import import_app, link_app
+from kgprofiles.config import load_settings
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="kgprofiles",
+    cls=ErrorBoundary,
+    help="Keep a sourced knowledge graph of people: validate, build, query, export and browse profiles.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kgprofiles {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    project: Annotated[
+        Path | None, typer.Option(help="Project root (holds data/, ontology/, shapes/, queries/).")
+    ] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
+) -> None:
+    """Keep a sourced knowledge graph of people."""
+    ctx.obj = load_settings(project)
+
+
+for command in (data.validate, data.build, data.load, query.query, query.export):
+    app.command()(command)
+for command in (views.profile, views.related, views.org, views.topic, views.people, serve.serve):
+    app.command()(command)
+app.add_typer(store.store_app, name="store")
+app.add_typer(link_app, name="link")
+app.add_typer(import_app, name="import")

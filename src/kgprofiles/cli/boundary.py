@@ -1,0 +1,75 @@
+"""The command line's one error boundary: every command raises, this turns what it raised into a
+message, a hint and an exit code. No traceback reaches a user.
+
+Exit codes: 0 done; 1 the data breaks a shape (or a check found a problem); 2 input that cannot be
+read or understood; 3 the store (busy, missing, broken); 4 a remote server; 70 a bug in kgprofiles
+(the message says how to see the traceback); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from kgprofiles.errors import KgError
+
+#: Set to 1 to see the traceback of an unexpected error.
+DEBUG_VARIABLE = "KGPROFILES_DEBUG"
+EXIT_BUG = 70
+EXIT_INTERRUPTED = 130
+
+
+def report(error: KgError) -> None:
+    """Print a KgError the one way errors are printed: `kgprofiles: kind: message`, then the hint."""
+    typer.secho(f"kgprofiles: {error.kind}: {error.message}", err=True, fg="red")
+    if error.hint:
+        typer.echo(f"hint: {error.hint}", err=True)
+
+
+def exit_code_of(error: BaseException) -> int:
+    """The exit code for an error raised by a command (after it has been reported)."""
+    if isinstance(error, KgError):
+        return error.exit_code
+    if isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_BUG
+
+
+def report_any(error: BaseException) -> int:
+    """Report any error a command raised and return its exit code."""
+    if isinstance(error, KgError):
+        report(error)
+    elif isinstance(error, KeyboardInterrupt):
+        typer.secho("kgprofiles: interrupted; nothing was published", err=True, fg="red")
+    elif isinstance(error, MemoryError):
+        typer.secho("kgprofiles: out of memory", err=True, fg="red")
+        typer.echo("hint: the input is too large for this machine; split it, or raise the limits", err=True)
+    elif isinstance(error, OSError) and error.errno is not None:
+        where = f" ({error.filename})" if error.filename else ""
+        typer.secho(f"kgprofiles: system error: {error.strerror}{where}", err=True, fg="red")
+        return 3
+    else:
+        typer.secho(f"kgprofiles: internal error: {type(error).__name__}: {error}", err=True, fg="red")
+        if os.environ.get(DEBUG_VARIABLE) == "1":
+            traceback.print_exception(error, file=sys.stderr)
+        else:
+            typer.echo(f"hint: this is a bug in kgprofiles; {DEBUG_VARIABLE}=1 shows the traceback", err=True)
+    return exit_code_of(error)
+
+
+class ErrorBoundary(TyperGroup):
+    """The top-level group: runs the command and reports whatever it raised."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, typer.Exit, typer.Abort):
+            raise
+        except (Exception, KeyboardInterrupt) as error:
+            raise typer.Exit(report_any(error)) from None

@@ -1,0 +1,60 @@
+"""What the commands share: the settings of the project, the options every store command takes,
+opening the store to read it, and how a writer meets another writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from kgprofiles.config import MEMORY, Settings
+
+if TYPE_CHECKING:
+    from kgprofiles.pipeline import WriteOptions
+    from kgprofiles.store.base import Store
+
+StoreOption = Annotated[
+    str | None, typer.Option("--store", help="Store directory, or memory: (default .kgprofiles/store).")
+]
+EndpointOption = Annotated[
+    str | None,
+    typer.Option("--endpoint", help="A SPARQL 1.1 query endpoint URL: use that server instead of the embedded store."),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+NoWaitOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-wait",
+        help="If another process is writing the store, fail at once (exit 3) instead of waiting for it.",
+    ),
+]
+
+
+def project_settings(ctx: typer.Context) -> Settings:
+    """The settings the top-level callback resolved for this run."""
+    return ctx.find_root().obj  # type: ignore[no-any-return]
+
+
+def store_settings(ctx: typer.Context, store: str | None, endpoint: str | None) -> Settings:
+    """The project settings with --store / --endpoint applied (a relative --store is taken from
+    the current directory, and not resolved: it is the link a build publishes)."""
+    settings = project_settings(ctx)
+    if store is not None and store != MEMORY:
+        store = str((Path.cwd() / store).absolute())
+    return settings.with_overrides(store=store, endpoint=endpoint)
+
+
+def open_reader(settings: Settings) -> Store:
+    """The store to read: the published generation of an on-disk store, opened read-only (any
+    number of readers run beside a writer), or the remote server."""
+    from kgprofiles.store import open_store
+
+    return open_store(settings, read_only=True)
+
+
+def write_options(command: str, no_wait: bool) -> WriteOptions:
+    """How ``command`` meets another writer: waits, saying so on stderr, unless --no-wait."""
+    from kgprofiles.pipeline import WriteOptions
+
+    return WriteOptions(wait=not no_wait, on_wait=lambda message: typer.echo(message, err=True), command=command)

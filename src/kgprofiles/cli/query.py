@@ -1,0 +1,171 @@
+"""The SPARQL commands: ``query`` (a named query, a .rq file or -e text) and ``export`` (the whole
+graph or one profile, in ttl, nt, nq or jsonld)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgprofiles.cli.options import EndpointOption, StoreOption, open_reader, store_settings
+from kgprofiles.errors import InputError
+
+RESULT_FORMATS = ("table", "csv", "tsv", "json", "xml")
+GRAPH_FORMATS = ("ttl", "nt", "jsonld")
+
+
+def query(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Argument(help="A .rq file, or the name of a query in queries/.")] = None,
+    expression: Annotated[str | None, typer.Option("-e", "--expression", help="SPARQL text.")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE for a named query.")] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="table, csv, tsv, json, xml; ttl, nt, jsonld for CONSTRUCT/DESCRIBE."),
+    ] = None,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    list_queries: Annotated[bool, typer.Option("--list", help="List the named queries and their parameters.")] = False,
+) -> None:
+    """Run SPARQL: a .rq file, -e 'SPARQL', or a named query (`kgprofiles query org-members
+    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared."""
+    from kgprofiles.queries import NamedQuery, get_query, load_queries, parse_query_file
+
+    settings = store_settings(ctx, store, endpoint)
+    if list_queries:
+        for q in load_queries(settings.queries_dir).values():
+            params = " ".join(f"--param {p.name}=<{p.type}{'?' if p.optional else ''}>" for p in q.params)
+            typer.echo(f"{q.name} {params}\n    {q.summary}")
+        return
+    values = {}
+    for item in param or []:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise InputError(f"--param {item!r} is not NAME=VALUE")
+        values[name] = value
+    if expression is not None:
+        named = NamedQuery("-e", "", (), expression, Path("-e"))
+        if values:
+            raise InputError("--param needs a named query or a .rq file with a header")
+    elif source is None:
+        raise InputError("give a query: a .rq file, -e 'SPARQL', or a name (see --list)")
+    elif source.endswith(".rq") or Path(source).is_file():
+        try:
+            named = (
+                parse_query_file(Path(source))
+                if values
+                else NamedQuery(source, "", (), Path(source).read_text(encoding="utf-8"), Path(source))
+            )
+        except OSError as error:
+            raise InputError(f"{source}: {error.strerror}") from error
+    else:
+        named = get_query(settings.queries_dir, source)
+    target = open_reader(settings)
+    try:
+        result = named.run(target, values)
+    finally:
+        target.close()
+    _print_result(result, output)
+
+
+def _print_result(result: object, output: str | None) -> None:
+    import pyoxigraph as ox
+
+    from kgprofiles.export import serialize_triples
+    from kgprofiles.store.base import SelectResult
+
+    if isinstance(result, bool):
+        formats = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}
+        if output in formats:
+            document = json.dumps({"head": {}, "boolean": result}).encode()
+            parsed = ox.parse_query_results(document, format=ox.QueryResultsFormat.JSON)
+            sys.stdout.buffer.write(parsed.serialize(format=formats[output]))  # type: ignore[union-attr]
+            typer.echo("")
+        elif output in (None, "table", "csv", "tsv"):
+            typer.echo("true" if result else "false")
+        else:
+            raise InputError(f"--format {output} is not for ASK results", "ASK gives table, json or xml")
+        return
+    if isinstance(result, list):
+        fmt = output or "ttl"
+        if fmt not in GRAPH_FORMATS:
+            raise InputError(
+                f"--format {fmt} is for SELECT results", f"CONSTRUCT and DESCRIBE give {', '.join(GRAPH_FORMATS)}"
+            )
+        sys.stdout.buffer.write(serialize_triples(result, fmt))
+        return
+    assert isinstance(result, SelectResult)
+    fmt = output or "table"
+    if fmt not in RESULT_FORMATS:
+        raise InputError(
+            f"--format {fmt} is for CONSTRUCT/DESCRIBE results", f"SELECT gives {', '.join(RESULT_FORMATS)}"
+        )
+    if fmt == "table":
+        from rich.console import Console
+        from rich.table import Table
+
+        from kgprofiles.validate import compact
+
+        table = Table(*result.variables, show_lines=False)
+        for row in result.rows:
+            table.add_row(*(_cell(row.get(v), compact) for v in result.variables))
+        Console(soft_wrap=False).print(table)
+        typer.echo(f"{len(result)} row(s)")
+        return
+    formats = {
+        "csv": ox.QueryResultsFormat.CSV,
+        "tsv": ox.QueryResultsFormat.TSV,
+        "json": ox.QueryResultsFormat.JSON,
+        "xml": ox.QueryResultsFormat.XML,
+    }
+    sys.stdout.buffer.write(result.serialize(formats[fmt]))
+
+
+def _cell(term: object, compact) -> str:
+    import pyoxigraph as ox
+    from rdflib import URIRef
+
+    if term is None:
+        return ""
+    if isinstance(term, ox.NamedNode):
+        return compact(URIRef(term.value)) or term.value
+    return str(term.value)  # type: ignore[attr-defined]
+
+
+def export(
+    ctx: typer.Context,
+    person: Annotated[str | None, typer.Argument(help="Only this person's profile (slug, CURIE, IRI).")] = None,
+    output: Annotated[str, typer.Option("--format", "-f", help="ttl, nt, nq or jsonld.")] = "ttl",
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """Export the whole graph (N-Quads keep the named graphs) or one person's profile: the person,
+    their claims and everything those cite. The same store always gives byte-identical output."""
+    import pyoxigraph as ox
+
+    from kgprofiles.export import check_format, export_profile, export_store
+    from kgprofiles.queries import get_query, resolve_iri
+    from kgprofiles.vocab import PERSON
+
+    settings = store_settings(ctx, store, endpoint)
+    check_format(output)
+    target = open_reader(settings)
+    try:
+        if person is None:
+            data = export_store(target, output)
+        else:
+            iri = ox.NamedNode(resolve_iri(person, str(PERSON)))
+            data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
+    finally:
+        target.close()
+    if out is None:
+        sys.stdout.buffer.write(data)
+    else:
+        out.write_bytes(data)
+        typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
+
+

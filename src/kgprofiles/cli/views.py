@@ -1,0 +1,172 @@
+"""The view commands: ``profile``, ``related``, ``org``, ``topic`` and ``people``, each over the
+store opened to read, rendered as text, Markdown, HTML or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from kgprofiles.cli.options import EndpointOption, QuietOption, StoreOption, open_reader, store_settings
+from kgprofiles.config import RELATED_ON_PROFILE
+from kgprofiles.errors import InputError
+
+if TYPE_CHECKING:
+    from kgprofiles.profiles import Views
+
+ViewFormat = Annotated[str, typer.Option("--format", "-f", help="text, md, html or json.")]
+
+
+@contextmanager
+def _views(ctx: typer.Context, store: str | None, endpoint: str | None) -> Iterator[Views]:
+    """The views over the chosen store (opened to read), closed afterwards."""
+    from kgprofiles.profiles import Views
+
+    settings = store_settings(ctx, store, endpoint)
+    target = open_reader(settings)
+    try:
+        yield Views(target, settings.queries_dir, settings.related_weights)
+    finally:
+        target.close()
+
+
+def _render(kind: str, fmt: str, model: object) -> str:
+    import importlib
+
+    modules = {"text": "text", "md": "markdown", "markdown": "markdown", "html": "html", "json": "json"}
+    if fmt not in modules:
+        raise InputError(f"unknown format {fmt!r}", "choose text, md, html or json")
+    module = importlib.import_module(f"kgprofiles.render.{modules[fmt]}")
+    render = getattr(module, kind, None)
+    if render is None:
+        raise InputError(f"the {kind} view has no {fmt} form", "choose text or json")
+    return render(model)  # type: ignore[no-any-return]
+
+
+def profile(
+    ctx: typer.Context,
+    person: Annotated[str, typer.Argument(help="A slug (horace-he), CURIE, IRI, name or Wikidata Q-id.")],
+    output: ViewFormat = "text",
+    related_count: Annotated[
+        int, typer.Option("--related", min=0, help="Show this many related people (`kgprofiles related` lists all).")
+    ] = RELATED_ON_PROFILE,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """Print a person's profile, section by section, every claim with its footnotes: summary,
+    research and writing, works, timeline, roles, where they work, related people, sources."""
+    with _views(ctx, store, endpoint) as views:
+        shown = views.profile(views.resolve_person(person), related_count)
+        typer.echo(_render("profile", output, shown), nl=False)
+
+
+def related(
+    ctx: typer.Context,
+    person: Annotated[
+        str | None, typer.Argument(help="A slug, CURIE, IRI, name or Wikidata Q-id (leave out with --all).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many people.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each component of the score.")] = False,
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json (with --all: JSON Lines).")] = "text",
+    everyone: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every person's related people, one JSON line each ({person, name, related}), for a static "
+            "export or a cache. The graph's links are read into memory once. Default --limit 10.",
+        ),
+    ] = False,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="With --all: write here, not stdout.")] = None,
+    quiet: QuietOption = False,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """People related to a person, best first, each with the reason: shared organisations (a
+    shared current one weighs most), shared topics, works both contributed to, shared events.
+    Ties break by name. Weights: \\[kgprofiles.related_weights] in kgprofiles.toml."""
+    from kgprofiles.render import json as json_view
+    from kgprofiles.render import text as text_view
+
+    if everyone == (person is not None):
+        raise InputError(
+            "give a PERSON, or --all for everyone", "kgprofiles related horace-he; kgprofiles related --all"
+        )
+    with _views(ctx, store, endpoint) as views:
+        if everyone:
+            _related_for_everyone(views, limit or RELATED_ON_PROFILE, out, quiet)
+            return
+        people = views.related(views.resolve_person(person), limit)  # type: ignore[arg-type]
+        if output == "json":
+            typer.echo(json_view.related(people), nl=False)
+        elif output == "text":
+            typer.echo(text_view.related(people, explain), nl=False)
+        else:
+            raise InputError(f"unknown format {output!r}", "choose text or json")
+
+
+def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: bool) -> None:
+    """One JSON line per person with their related people, from the in-memory index."""
+    from kgprofiles.progress import report_progress
+    from kgprofiles.render import json as json_view
+
+    with report_progress("related", quiet) as progress:
+        progress.stage("read the links")
+        index = views.related_index()
+        people = index.people
+        progress.stage("rank", len(people))
+        with out.open("w", encoding="utf-8") if out else nullcontext(sys.stdout) as sink:
+            for iri in people:
+                line = {
+                    "person": iri,
+                    "name": index.name(iri),
+                    "related": [json_view.related_data(r) for r in index.related(iri, limit)],
+                }
+                sink.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+                progress.advance()
+    if out:
+        typer.echo(f"wrote related people for {len(people)} people to {out}", err=True)
+
+
+def org(
+    ctx: typer.Context,
+    organization: Annotated[str, typer.Argument(help="A slug (pytorch), CURIE or IRI.")],
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """An organisation and its people: current roles first, then former, then not confirmed."""
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("organization", output, views.organization(organization)), nl=False)
+
+
+def topic(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A slug (inference-and-serving), CURIE or IRI.")],
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """A topic and the people who work on it, with their current organisations."""
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("topic", output, views.topic(name)), nl=False)
+
+
+def people(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Option("--name", help="Part of the name, any case.")] = None,
+    topic: Annotated[str | None, typer.Option("--topic", help="Only people on this topic.")] = None,
+    organization: Annotated[str | None, typer.Option("--org", help="Only people with a role here.")] = None,
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """List the people of the graph, filtered by name, topic or organisation."""
+    with _views(ctx, store, endpoint) as views:
+        typer.echo(_render("people", output, views.people(name, topic, organization)), nl=False)
+
+
