@@ -19,6 +19,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
 from typer.testing import CliRunner
 
 from kgprofiles.cli import app as cli
@@ -30,6 +35,7 @@ from kgprofiles.render import markdown
 from kgprofiles.render.links import external_href
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.web import create_app
+from kgprofiles.web.headers import CONTENT_SECURITY_POLICY, SecurityHeaders
 from web.server import serving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -271,3 +277,111 @@ def test_a_markdown_link_destination_reads_back_as_the_address(path: str) -> Non
     md = permissive_markdown()
     rendered = md.render(f"[t]({markdown.destination(href)})")
     assert hrefs(rendered) == [md.normalizeLink(href)]
+
+
+# ------------------------------------------------------------------------------ headers on every response
+
+EXPECTED_HEADERS = {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
+
+
+@pytest.fixture(scope="module")
+def client(settings: Settings, seed_store) -> Iterator[httpx.Client]:
+    with serving(create_app(settings, seed_store)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "accept", "status"),
+    [
+        ("GET", "/", BROWSER, 200),
+        ("GET", "/people", BROWSER, 200),
+        ("GET", "/id/person/horace-he", BROWSER, 200),
+        ("GET", "/id/person/horace-he.ttl", "*/*", 200),
+        ("GET", "/id/person/horace-he", "image/png", 406),
+        ("GET", "/downloads/kgprofiles.nt", "*/*", 200),
+        ("GET", "/static/style.css", "*/*", 200),
+        ("GET", "/static/editor.js", "*/*", 200),
+        ("GET", "/api/person/horace-he", "application/json", 200),
+        ("GET", "/api/prefixes", "application/json", 200),
+        ("GET", "/api/person/nobody", "application/json", 404),
+        ("GET", "/sparql", BROWSER, 200),
+        ("GET", "/sparql", "text/turtle", 200),
+        ("GET", "/sparql?query=ASK%7B%7D", "application/sparql-results+json", 200),
+        ("GET", "/sparql?query=SELECT%20*%20%7B%3Fs%20%3Fp%20%3Fo%7D%20LIMIT%201", BROWSER, 200),
+        ("GET", "/sparql?query=SELECT%20%3Fx%20WHERE%20%7B", "*/*", 400),
+        ("POST", "/sparql?update=CLEAR%20ALL", "*/*", 415),
+        ("POST", "/sparql", "*/*", 403),
+        ("PUT", "/sparql", "*/*", 405),
+        ("GET", "/no/such/page", BROWSER, 404),
+        ("GET", "/no/such/page", "text/plain", 404),
+        ("GET", "/static/no-such-file.js", "*/*", 404),
+        ("GET", "/favicon.ico", "*/*", 204),
+        ("HEAD", "/", BROWSER, 200),
+    ],
+)
+def test_every_kind_of_response_carries_the_security_headers(
+    client: httpx.Client, method: str, path: str, accept: str, status: int
+) -> None:
+    form = {"update": "CLEAR ALL"} if (method, path) == ("POST", "/sparql") else None
+    response = client.request(method, path, headers={"Accept": accept}, data=form)
+    assert response.status_code == status, response.text
+    for name, value in EXPECTED_HEADERS.items():
+        assert response.headers.get_list(name) == [value], name
+
+
+def test_the_policy_allows_no_inline_script_and_no_eval() -> None:
+    directives = dict(d.split(" ", 1) for d in CONTENT_SECURITY_POLICY.split("; "))
+    assert directives["default-src"] == "'self'" and "script-src" not in directives
+    assert "unsafe-inline" not in CONTENT_SECURITY_POLICY and "unsafe-eval" not in CONTENT_SECURITY_POLICY
+    assert directives["frame-ancestors"] == "'none'" and directives["base-uri"] == "'none'"
+    assert directives["form-action"] == "'self'" and directives["object-src"] == "'none'"
+
+
+def fail(request: Request) -> Response:
+    raise RuntimeError("a synthetic failure inside a handler")
+
+
+def stream(request: Request) -> Response:
+    async def chunks() -> Iterator[bytes]:  # type: ignore[misc]
+        for n in range(3):
+            yield f"chunk {n}\n".encode()
+
+    return StreamingResponse(chunks(), media_type="text/plain")
+
+
+def framed(request: Request) -> Response:
+    return PlainTextResponse("ok", headers={"X-Frame-Options": "SAMEORIGIN"})
+
+
+@pytest.fixture(scope="module")
+def small_app() -> Iterator[str]:
+    """The middleware around a handler that fails, one that streams, one that sets its own header.
+    Each test makes its own connection: the server closes one after a handler fails."""
+    app = Starlette(
+        routes=[Route("/fail", fail), Route("/stream", stream), Route("/framed", framed)],
+        middleware=[Middleware(SecurityHeaders)],
+    )
+    with serving(app) as url:
+        yield url
+
+
+def test_a_handler_that_fails_answers_500_with_the_headers_and_no_traceback(small_app: str) -> None:
+    response = httpx.get(small_app + "/fail")
+    assert response.status_code == 500
+    assert response.text == "Internal Server Error\n" and "synthetic" not in response.text
+    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_a_streamed_response_keeps_its_body_and_gets_the_headers(small_app: str) -> None:
+    response = httpx.get(small_app + "/stream")
+    assert response.text == "chunk 0\nchunk 1\nchunk 2\n"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_middleware_decides_the_headers_not_the_handler(small_app: str) -> None:
+    assert httpx.get(small_app + "/framed").headers.get_list("x-frame-options") == ["DENY"]

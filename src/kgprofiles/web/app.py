@@ -8,6 +8,7 @@ Routes:
   /api/person/{id}, /api/person/{id}/related, /api/prefixes  JSON
   /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
   /static/…                          the stylesheet, the editor's script, YASGUI's files
+Every response carries the security headers of ``kgprofiles.web.headers``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -28,6 +30,7 @@ from kgprofiles.store.base import Store
 from kgprofiles.web import api, pages, resources, sparql
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
+from kgprofiles.web.headers import SecurityHeaders
 from kgprofiles.web.site import Site
 
 DEFAULT_MAX_ROWS = 100_000
@@ -75,7 +78,12 @@ def create_app(
         finally:
             site.close()
 
-    app = Starlette(routes=routes(site), exception_handlers={HTTPException: http_error}, lifespan=lifespan)
+    app = Starlette(
+        routes=routes(site),
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={HTTPException: http_error},
+        lifespan=lifespan,
+    )
     app.state.site = site
     return app
 
