@@ -160,6 +160,30 @@ def test_the_editor_works_under_the_content_security_policy(page: Page, base_url
     assert violations == []
 
 
+def test_the_editors_results_table_links_only_safe_iris(page: Page, base_url: str) -> None:
+    """YASR's table would link a javascript: IRI and let a quote in an IRI add attributes; the
+    editor's script gives it the rule of the site's pages (only http, https, mailto; escaped)."""
+    page.goto(f"{base_url}/sparql")
+    expect(page.locator(".yasqe .CodeMirror")).to_be_visible()
+    query = (
+        "SELECT ?iri WHERE { VALUES ?iri { <javascript:alert(document.domain)//> <JaVaScRiPt:alert(1)>"
+        " <data:text/html;base64,PHNjcmlwdD4=> <https://example.org/'onmouseover='alert(document.domain)'>"
+        " person:horace-he } }"
+    )
+    page.evaluate("(query) => window.kgprofilesEditor.getTab().getYasqe().setValue(query)", query)
+    page.locator(".yasqe_queryButton").click()
+    table = page.locator(".yasr table tbody")
+    expect(table.locator("tr")).to_have_count(5)
+    expect(table).to_contain_text("javascript:alert(document.domain)//")
+    expect(table).to_contain_text("data:text/html;base64,PHNjcmlwdD4=")
+    links = table.locator("a").evaluate_all("(links) => links.map((a) => [a.protocol, a.textContent])")
+    assert sorted(links) == [
+        ["https:", "https://example.org/'onmouseover='alert(document.domain)'"],
+        ["https:", "person:horace-he"],
+    ]
+    assert table.locator("[onmouseover]").count() == 0
+
+
 def test_the_policy_stops_a_script_injected_into_a_page(page: Page, base_url: str, violations: list) -> None:
     """What an attacker's markup would try, had it got into a page: an inline script, an inline
     event handler, an inline style. None runs, and each is reported."""
