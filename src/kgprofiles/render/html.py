@@ -12,6 +12,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
+from kgprofiles.render.links import external_href
 from kgprofiles.vocab import ID
 
 
@@ -23,7 +24,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(h=HEADINGS, count=people_count)
+    env.globals.update(h=HEADINGS, count=people_count, external=external_href)
     return env
 
 
@@ -32,11 +33,12 @@ def stylesheet() -> str:
     return resources.files("kgprofiles.render").joinpath("static/style.css").read_text(encoding="utf-8")
 
 
-def local_link(base: str) -> Callable[[str], str]:
-    """IRIs of the graph as paths on this site (``…/id/person/x`` → ``{base}/id/person/x``)."""
+def local_link(base: str) -> Callable[[str], str | None]:
+    """IRIs of the graph as paths on this site (``…/id/person/x`` → ``{base}/id/person/x``); any
+    other IRI as itself when it may be a link to elsewhere (``external_href``), else None."""
 
-    def link(iri: str) -> str:
-        return base + "/id/" + iri[len(ID) :] if iri.startswith(ID) else iri
+    def link(iri: str) -> str | None:
+        return base + "/id/" + iri[len(ID) :] if iri.startswith(ID) else external_href(iri)
 
     return link
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count, role_line
+from kgprofiles.render.links import external_href
+
+#: What cannot stand in a plain ``(destination)``: spaces and controls, brackets, escapes, entities.
+_MARKDOWN_SPECIAL = re.compile(r"[\x00-\x20\x7f()<>\\&]")
 
 
 def notes(numbers: tuple[int, ...]) -> str:
@@ -16,6 +22,26 @@ def _escape(text: str) -> str:
     for char in "\\`*_[]<>":
         text = text.replace(char, "\\" + char)
     return text
+
+
+def destination(href: str) -> str:
+    """A link destination that Markdown reads back as ``href`` exactly: as it is when it has no
+    character Markdown would read otherwise; else in angle brackets, with backslash escapes for
+    the characters that would end it or start an escape or an entity (``\\ < > &``)."""
+    if not _MARKDOWN_SPECIAL.search(href):
+        return href
+    return "<" + "".join("\\" + c if c in "\\<>&" else c for c in href) + ">"
+
+
+def _source_title(title: str, url: str | None) -> str:
+    """The title as a link when the address may be one (``external_href``); else the title, then
+    the address as text."""
+    if not url:
+        return _escape(title)
+    href = external_href(url)
+    if href is None:
+        return f"{_escape(title)} {_escape(url)}"
+    return f"[{_escape(title)}]({destination(href)})"
 
 
 def profile(p: Profile) -> str:
@@ -58,7 +84,7 @@ def profile(p: Profile) -> str:
     if p.sources:
         out += [f"## {HEADINGS['sources']}", ""]
         for s in p.sources:
-            title = f"[{_escape(s.title)}]({s.url})" if s.url else _escape(s.title)
+            title = _source_title(s.title, s.url)
             detail = "; ".join(_escape(x) for x in (s.site, s.kind) if x)
             retrieved = f", retrieved {s.retrieved}" if s.retrieved else ""
             out.append(

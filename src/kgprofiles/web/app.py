@@ -8,6 +8,7 @@ Routes:
   /api/person/{id}, /api/person/{id}/related, /api/prefixes  JSON
   /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
   /static/…                          the stylesheet, the editor's script, YASGUI's files
+Every response carries the security headers of ``kgprofiles.web.headers``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from kgprofiles.store.base import Store
 from kgprofiles.web import api, pages, resources, sparql
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
+from kgprofiles.web.headers import SecurityHeaders
 from kgprofiles.web.site import PinSnapshot, Site
 
 DEFAULT_MAX_ROWS = 100_000
@@ -78,7 +80,8 @@ def create_app(
 
     app = Starlette(
         routes=routes(site),
-        middleware=[Middleware(PinSnapshot, site=site)],
+        # Outermost first: every response gets the headers, every request one snapshot of the store.
+        middleware=[Middleware(SecurityHeaders), Middleware(PinSnapshot, site=site)],
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )

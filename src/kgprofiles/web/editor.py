@@ -22,6 +22,23 @@ from kgprofiles.web.site import Site, site_of
 YASGUI_BUILD = Path("node_modules/@triply/yasgui/build")
 #: The example the editor opens with.
 FIRST_EXAMPLE = "people"
+#: The only inline styles the editor makes: YASR's table column resizer (@triply/yasgui 4.2.28,
+#: ``createStyle`` in yasgui.min.js) adds these two ``<style>`` elements, the first when it draws
+#: a results table, the second while a column is dragged. The page's Content-Security-Policy
+#: allows exactly these texts by their hashes (``kgprofiles.web.headers``).
+INLINE_STYLES = (
+    " .grip-resizable{table-layout:fixed;} .grip-resizable > tbody > tr > td, .grip-resizable > tbody > tr > th"
+    "{overflow:hidden} .grip-padding > tbody > tr > td, .grip-padding > tbody > tr > th{padding-left:0!important;"
+    " padding-right:0!important;} .grip-container{ height:0px; position:relative;} .grip-handle{margin-left:-5px;"
+    " position:absolute; z-index:5; } .grip-handle .grip-resizable{position:absolute;background-color:red;"
+    "filter:alpha(opacity=1);opacity:0;width:10px;height:100%;cursor: col-resize;top:0px} .grip-lastgrip"
+    "{position:absolute; width:1px; } .grip-drag{ border-left:1px dotted black;\t} .grip-flex{width:auto!important;}"
+    " .grip-handle.grip-disabledgrip .grip-resizable{cursor:default; display:none;}",
+    "*{cursor:col-resize!important}",
+)
+#: The only inline ``style`` attribute it writes: YASQE underlines each expected token in the
+#: tooltip of a line with a syntax error (``<strong style='text-decoration:underline'>``).
+INLINE_STYLE_ATTRIBUTES = ("text-decoration:underline",)
 _DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 
 

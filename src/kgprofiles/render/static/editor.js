@@ -8,6 +8,7 @@
   var config = JSON.parse(document.getElementById("sparql-config").textContent);
   if (!holder || typeof Yasgui === "undefined") return;
   document.documentElement.classList.add("has-editor");
+  safeIriLinks(Yasgui.Yasr.plugins.table);
   Yasgui.Yasqe.defaults.autocompleters = ["prefixes", "variables"];
   Yasgui.Yasqe.defaults.prefixCcApi = config.prefixesUrl;
   var request = { endpoint: config.endpoint, method: "POST" };
@@ -28,4 +29,37 @@
       holder.scrollIntoView();
     });
   });
+
+  // YASR's results table writes an IRI into href='…' as it is: a `javascript:` IRI becomes a
+  // link, and an IRI with a quote adds attributes (<https://example.org/'onmouseover='…'>). The
+  // same rule as the site's pages instead (kgprofiles.render.links): only what the browser reads
+  // as an http, https or mailto URL is a link, and the IRI and its label are escaped.
+  function safeIriLinks(table) {
+    function escape(text) {
+      return String(text).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; });
+    }
+    function linkable(iri) {
+      try {
+        return ["http:", "https:", "mailto:"].indexOf(new URL(iri).protocol) >= 0;
+      } catch (e) {
+        return false;
+      }
+    }
+    table.prototype.getUriLinkFromBinding = function (binding, prefixes) {
+      var iri = binding.value;
+      var label = iri;
+      var prefixed = false;
+      for (var prefix in prefixes || {}) {
+        if (iri.indexOf(prefixes[prefix]) === 0) {
+          label = prefix + ":" + iri.substring(prefixes[prefix].length);
+          prefixed = true;
+          break;
+        }
+      }
+      var text = linkable(iri)
+        ? "<a class='iri' target='_blank' rel='noopener noreferrer' href='" + escape(iri) + "'>" + escape(label) + "</a>"
+        : "<span class='iri'>" + escape(label) + "</span>";
+      return prefixed || this.persistentConfig.compact ? text : "&lt;" + text + "&gt;";
+    };
+  }
 })();
