@@ -1,0 +1,521 @@
+"""The store is never lost or corrupted: readers never write, one writer at a time, generations are
+immutable once published, and a killed writer leaves the store as it was. Real processes, real
+signals; every loop bounded in count and time."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.pipeline import WriteOptions, build, load
+from kgprofiles.store import generations
+from kgprofiles.store.generations import StoreBusy
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.writer import GenerationWriter
+
+ROOT = Path(__file__).resolve().parents[1]
+DRIVER = ROOT / "tests" / "store_driver.py"
+ONE, TWO = '"Inference and serving"', '"Inference & serving"'
+runner = CliRunner()
+
+
+# -- fixtures and helpers -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path, settings: Settings) -> Settings:
+    """A copy of the seed data with its store in a temporary directory, and two edited copies of
+    it: one with a topic renamed (data-renamed/), one with a person renamed (data-jane/)."""
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    for name, relative, before, after in (
+        ("data-renamed", "topics/topics.ttl", ONE, TWO),
+        ("data-jane", "people/jane-xu.ttl", '"Jane Xu"', '"Jane Q. Xu"'),
+    ):
+        shutil.copytree(tmp_path / "data", tmp_path / name)
+        path = tmp_path / name / relative
+        text = path.read_text(encoding="utf-8")
+        assert before in text
+        path.write_text(text.replace(before, after), encoding="utf-8")
+    return settings.with_overrides(data_dir=tmp_path / "data", store=str(tmp_path / "store"))
+
+
+def renamed_data(project: Settings) -> Path:
+    """A whole data directory whose build gives the renamed state."""
+    return project.data_dir.parent / "data-renamed"
+
+
+def renamed(project: Settings) -> Path:
+    """The topics file with one topic renamed: loading it is a change readers can see."""
+    return renamed_data(project) / "topics" / "topics.ttl"
+
+
+def load_renamed(project: Settings, **options: object) -> None:
+    """Load the renamed topics file into the project's store (in this process)."""
+    load(project.with_overrides(data_dir=renamed_data(project)), [renamed(project)], **options)  # type: ignore[arg-type]
+
+
+def dump(store: str) -> list[str]:
+    """Every quad of the published store, sorted: equal lists mean equal stores."""
+    reader = OxigraphStore(store, read_only=True)
+    try:
+        return sorted(str(q) for q in reader.quads())
+    finally:
+        reader.close()
+
+
+def kgprofiles(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), *args]
+
+
+class Driver:
+    """A real kgprofiles process taking store commands on stdin (tests/store_driver.py)."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(DRIVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.ready = False
+
+    def wait_ready(self) -> Driver:
+        if not self.ready:
+            line = self.process.stdout.readline()  # type: ignore[union-attr]
+            assert line.strip() == "READY", line + self.process.stderr.read()  # type: ignore[union-attr]
+            self.ready = True
+        return self
+
+    def send(self, *words: str) -> None:
+        self.wait_ready()
+        self.process.stdin.write(" ".join(words) + "\n")  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+
+    def answer(self) -> str:
+        line = self.process.stdout.readline()  # type: ignore[union-attr]
+        assert line, "the driver died: " + self.process.stderr.read()  # type: ignore[union-attr]
+        return line.strip()
+
+    def ask(self, *words: str) -> str:
+        self.send(*words)
+        return self.answer()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()  # type: ignore[union-attr]
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def start_server(store: str) -> tuple[subprocess.Popen[str], str]:
+    with __import__("socket").socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", store, "--port", str(port)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(base + "/", timeout=2)
+            return process, base
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the server did not answer"
+            time.sleep(0.1)
+
+
+def topic_names_over_http(base: str) -> set[str]:
+    answer = httpx.get(
+        base + "/sparql", params={"query": "SELECT ?n WHERE { ?t a kgp:Topic ; kgp:name ?n }"}, timeout=10
+    )
+    assert answer.status_code == 200, answer.text
+    return {b["n"]["value"] for b in answer.json()["results"]["bindings"]}
+
+
+def every_read_command_works(project: Settings) -> None:
+    """profile, related, org, topic, people, query and export all answer from the store."""
+    common = ["--project", str(ROOT)]
+    store = ["--store", project.store]
+    for command in (
+        ["profile", "horace-he"],
+        ["related", "horace-he"],
+        ["org", "pytorch"],
+        ["topic", "inference-and-serving"],
+        ["people"],
+        ["query", "-e", "ASK { ?s ?p ?o }"],
+        ["export", "--format", "nq"],
+    ):
+        result = runner.invoke(app, [*common, *command, *store])
+        assert result.exit_code == 0, (command, result.output)
+
+
+# -- the everyday workflow ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("second", "stop"),
+    [("build", signal.SIGINT), ("build", signal.SIGKILL), ("load", signal.SIGINT)],
+    ids=["build-then-sigint", "build-then-sigkill", "load-then-sigint"],
+)
+def test_build_serve_write_stop_then_every_reader_works(
+    project: Settings, tmp_path: Path, second: str, stop: signal.Signals
+) -> None:
+    """build; serve; build (or load) after an edit; stop the server: the store opens, every read
+    command works, the server saw the new generation, and the store equals a fresh build's."""
+    build(project)
+    server, base = start_server(project.store)
+    try:
+        assert topic_names_over_http(base) >= {ONE.strip('"')}
+        if second == "build":
+            shutil.copy(renamed(project), project.data_dir / "topics" / "topics.ttl")
+            done = subprocess.run(kgprofiles("build", "-q", "--store", project.store), env=_data_env(project))
+        else:
+            done = subprocess.run(
+                kgprofiles("load", "-q", str(renamed(project)), "--store", project.store),
+                env={**os.environ, "KGPROFILES_DATA": str(renamed_data(project))},
+            )
+        assert done.returncode == 0
+        deadline = time.monotonic() + 10
+        while TWO.strip('"') not in topic_names_over_http(base):  # the server follows the new generation
+            assert time.monotonic() < deadline, "the server kept serving the old generation"
+            time.sleep(0.1)
+    finally:
+        server.send_signal(stop)
+        server.wait(timeout=30)
+    every_read_command_works(project)
+    fresh = project.with_overrides(data_dir=renamed_data(project), store=str(tmp_path / "fresh"))
+    build(fresh)
+    assert dump(project.store) == dump(fresh.store)
+    check = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", project.store])
+    assert check.exit_code == 0 and "published" in check.output and "good" in check.output, check.output
+
+
+def _data_env(project: Settings) -> dict[str, str]:
+    return {**os.environ, "KGPROFILES_DATA": str(project.data_dir)}
+
+
+# -- one writer at a time -----------------------------------------------------------------------
+
+
+def test_a_second_writer_waits_and_says_for_whom(project: Settings) -> None:
+    build(project)
+    messages: list[str] = []
+    with GenerationWriter(project.store, command="kgprofiles build"):
+        waiting = threading.Thread(
+            target=load_renamed,
+            args=(project,),
+            kwargs={"writing": WriteOptions(on_wait=messages.append, command="kgprofiles load")},
+        )
+        waiting.start()
+        waiting.join(timeout=2)
+        assert waiting.is_alive(), "the load did not wait for the writer"
+        assert messages and "kgprofiles build" in messages[0] and f"pid {os.getpid()}" in messages[0]
+    waiting.join(timeout=30)
+    assert TWO in " ".join(dump(project.store))
+
+
+def test_no_wait_fails_at_once_with_exit_3_and_no_traceback(project: Settings) -> None:
+    build(project)
+    with GenerationWriter(project.store, command="kgprofiles build"):
+        with pytest.raises(StoreBusy, match="kgprofiles build"):
+            load_renamed(project, writing=WriteOptions(wait=False))
+        done = subprocess.run(
+            kgprofiles("load", "--no-wait", str(renamed(project)), "--store", project.store),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "KGPROFILES_DATA": str(renamed_data(project))},
+        )
+    assert done.returncode == 3, done.stderr
+    assert "another process is writing the store" in done.stderr and "Traceback" not in done.stderr
+
+
+WRITER_PAIRS = ["build+build", "build+load", "load+load"]
+
+
+def test_two_writers_started_together_leave_one_of_the_outcomes(project: Settings, tmp_path: Path) -> None:
+    """20 races with random start offsets between two real processes: both writes happen, one
+    after the other, and the store holds exactly what running them in some order gives."""
+    build(project)
+    base = dump(project.store)
+    outcomes = _sequential_outcomes(project, tmp_path)
+    rng = random.Random(13)
+    first, second = Driver(), Driver()
+    try:
+        for iteration in range(20):
+            pair = WRITER_PAIRS[iteration % len(WRITER_PAIRS)]
+            _reset(project, base)
+            commands = [_command(project, kind, n) for n, kind in enumerate(pair.split("+"))]
+            first.wait_ready()
+            second.wait_ready()
+            first.send(*commands[0])
+            time.sleep(rng.uniform(0, 0.6))
+            second.send(*commands[1])
+            answers = (first.answer(), second.answer())
+            assert all(a.startswith("OK") for a in answers), (pair, answers)
+            assert dump(project.store) in outcomes[pair], f"iteration {iteration} ({pair}): not a sequential outcome"
+            assert not list(generations.generations_dir(Path(project.store)).glob("*.building"))
+    finally:
+        first.close()
+        second.close()
+
+
+def _command(project: Settings, kind: str, n: int) -> list[str]:
+    """The n-th writer's command: builds of the two data versions, loads of two different files."""
+    if kind == "build":
+        data = project.data_dir if n == 0 else renamed_data(project)
+        return ["build", str(ROOT), str(data), project.store]
+    if n == 0:
+        return ["load", str(ROOT), str(renamed_data(project)), str(renamed(project)), project.store]
+    jane = project.data_dir.parent / "data-jane"
+    return ["load", str(ROOT), str(jane), str(jane / "people" / "jane-xu.ttl"), project.store]
+
+
+def _reset(project: Settings, base: list[str]) -> None:
+    if dump(project.store) != base:
+        build(project)
+    assert dump(project.store) == base
+
+
+def _sequential_outcomes(project: Settings, tmp_path: Path) -> dict[str, list[list[str]]]:
+    """For each pair of writers, the stores that running them one after the other gives."""
+    outcomes: dict[str, list[list[str]]] = {}
+    for pair in WRITER_PAIRS:
+        kinds = pair.split("+")
+        found = []
+        for order in ((0, 1), (1, 0)):
+            scratch = project.with_overrides(store=str(tmp_path / f"order-{pair}-{order[0]}"))
+            build(scratch)
+            for n in order:
+                words = _command(scratch, kinds[n], n)
+                if words[0] == "build":
+                    build(scratch.with_overrides(data_dir=Path(words[2])))
+                else:
+                    load(scratch.with_overrides(data_dir=Path(words[2])), [Path(words[3])])
+            found.append(dump(scratch.store))
+        outcomes[pair] = found
+    return outcomes
+
+
+# -- readers beside writers ---------------------------------------------------------------------
+
+
+def test_readers_see_only_complete_generations_during_builds_and_loads(project: Settings, tmp_path: Path) -> None:
+    """A server and a CLI reader read in loops while 10 builds and 10 loads alternate between two
+    states: no reader ever fails, and every answer is one of the two states, whole."""
+    build(project)
+    state_one = _read_state(project.store)
+    load_renamed(project)
+    state_two = _read_state(project.store)
+    assert state_one != state_two
+    build(project)
+    server, base = start_server(project.store)
+    stop = threading.Event()
+    seen: dict[str, list[object]] = {"http": [], "cli": [], "errors": []}
+
+    def http_reader() -> None:
+        while not stop.is_set():
+            try:
+                query = "SELECT (COUNT(*) AS ?n) (GROUP_CONCAT(?t; separator='|') AS ?names) WHERE { "
+                query += "{ SELECT ?t WHERE { ?x a kgp:Topic ; kgp:name ?t } ORDER BY ?t } }"
+                answer = httpx.get(base + "/sparql", params={"query": query}, timeout=10)
+                assert answer.status_code == 200, answer.text
+                seen["http"].append(answer.json()["results"]["bindings"][0]["names"]["value"])
+            except Exception as exc:  # recorded, then asserted on below
+                seen["errors"].append(f"http: {exc!r}")
+
+    def cli_reader(driver: Driver) -> None:
+        while not stop.is_set():
+            answer = driver.ask("read", str(ROOT), project.store)
+            (seen["cli"] if answer.startswith("OK") else seen["errors"]).append(answer)
+
+    reader = Driver()
+    threads = [threading.Thread(target=http_reader), threading.Thread(target=cli_reader, args=(reader.wait_ready(),))]
+    writer = Driver()
+    try:
+        for thread in threads:
+            thread.start()
+        for _ in range(10):
+            assert writer.ask(*_command(project, "load", 0)).startswith("OK")
+            assert writer.ask("build", str(ROOT), str(project.data_dir), project.store).startswith("OK")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+        writer.close()
+        reader.close()
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+    assert seen["errors"] == []
+    assert seen["cli"] and seen["http"]
+    assert {a.removeprefix("OK ") for a in seen["cli"]} <= {state_one, state_two}  # type: ignore[union-attr]
+    names = {state_one.split(" ", 1)[1], state_two.split(" ", 1)[1]}
+    assert set(seen["http"]) <= names  # type: ignore[arg-type]
+    check = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", project.store])
+    assert check.exit_code == 0, check.output
+    assert len(generations.generation_dirs(Path(project.store))) == 1
+
+
+def _read_state(store: str) -> str:
+    sys.path.insert(0, str(DRIVER.parent))
+    try:
+        from store_driver import read
+    finally:
+        sys.path.remove(str(DRIVER.parent))
+    return read(str(ROOT), store)
+
+
+# -- killed writers -----------------------------------------------------------------------------
+
+
+def test_a_load_killed_at_random_moments_leaves_the_old_or_the_new_store(project: Settings, tmp_path: Path) -> None:
+    """20 loads SIGKILLed at random moments (some before they start, some after they finish): the
+    store opens every time and holds exactly the old or the new content."""
+    build(project)
+    old = dump(project.store)
+    new_store = project.with_overrides(store=str(tmp_path / "new"))
+    build(new_store)
+    load_renamed(new_store)
+    new = dump(new_store.store)
+    rng = random.Random(1313)
+    started = time.monotonic()
+    driver = Driver().wait_ready()
+    _, duration = _timed_load(driver, project)
+    outcomes = {"old": 0, "new": 0}
+    build(project)
+    next_driver = Driver()
+    for _ in range(20):
+        driver, next_driver = next_driver.wait_ready(), Driver()
+        driver.send(*_command(project, "load", 0))
+        time.sleep(rng.uniform(0, duration * 1.2))
+        driver.kill()
+        now = dump(project.store)
+        assert now in (old, new)
+        outcomes["old" if now == old else "new"] += 1
+        if now == new:
+            build(project)
+    next_driver.kill()
+    assert time.monotonic() - started < 240
+    assert outcomes["old"] > 0  # the kills did land before the switch; "new" may be 0 on a fast machine
+    health = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", project.store])
+    assert health.exit_code == 0, health.output
+
+
+def _timed_load(driver: Driver, project: Settings) -> tuple[str, float]:
+    started = time.monotonic()
+    answer = driver.ask(*_command(project, "load", 0))
+    assert answer.startswith("OK"), answer
+    return answer, time.monotonic() - started
+
+
+def test_a_writer_killed_between_publishing_steps_leaves_a_good_store(project: Settings) -> None:
+    """Killed after the new generation is renamed into place but before the link moves: readers
+    still get the old store; the next writer and `store gc` clean up."""
+    build(project)
+    old = dump(project.store)
+    hang = (
+        "import sys, time\n"
+        "from kgprofiles.store import generations\n"
+        "def hang(store_path, generation):\n"
+        "    print('RENAMED', flush=True); time.sleep(600)\n"
+        "generations.point = hang\n"
+        "from pathlib import Path\n"
+        "from kgprofiles.config import load_settings\n"
+        "from kgprofiles.pipeline import load\n"
+        f"settings = load_settings(Path({str(ROOT)!r}), store={project.store!r}, "
+        f"data_dir=Path({str(renamed_data(project))!r}))\n"
+        f"load(settings, [Path({str(renamed(project))!r})])\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", hang], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "RENAMED"  # type: ignore[union-attr]
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+    assert dump(project.store) == old
+    every_read_command_works(project)
+    gc = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", project.store])
+    assert gc.exit_code == 0 and "removed" in gc.output, gc.output
+    assert [p.name for p in generations.generation_dirs(Path(project.store))] == [
+        generations.current(Path(project.store)).name  # type: ignore[union-attr]
+    ]
+
+
+# -- the rules, one by one ----------------------------------------------------------------------
+
+
+def test_a_published_store_is_never_opened_for_writing(project: Settings) -> None:
+    build(project)
+    with pytest.raises(Exception, match="never written in place"):
+        OxigraphStore(project.store)
+
+
+def test_a_reader_keeps_its_generation_while_newer_ones_are_published(project: Settings) -> None:
+    build(project)
+    reader = OxigraphStore(project.store, read_only=True)
+    try:
+        held = Path(reader.location)
+        for _ in range(3):
+            load_renamed(project)
+            build(project)
+        assert held.is_dir() and generations.current(Path(project.store)) != held
+        assert reader.query("ASK { ?t kgp:name " + ONE + " }") is True
+    finally:
+        reader.close()
+    generations.collect_garbage(Path(project.store))
+    assert not held.exists()
+
+
+def test_reading_never_changes_a_generation(project: Settings) -> None:
+    build(project)
+    generation = generations.current(Path(project.store))
+    assert generation is not None
+    before = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in generation.iterdir()}
+    every_read_command_works(project)
+    after = {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in generation.iterdir()}
+    assert after == before
+
+
+def test_store_check_names_a_good_generation_when_the_published_one_is_broken(project: Settings) -> None:
+    build(project)
+    reader = OxigraphStore(project.store, read_only=True)  # keeps the first generation from gc
+    good = Path(reader.location).name
+    load_renamed(project)
+    published = generations.current(Path(project.store))
+    assert published is not None
+    for sst in published.glob("*.sst"):  # a disk that lost the new data files
+        sst.unlink()
+    result = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", project.store])
+    reader.close()
+    assert result.exit_code == 3, result.output
+    assert "BROKEN" in result.output and f"kgprofiles store use {good}" in result.output
+    used = runner.invoke(app, ["--project", str(ROOT), "store", "use", good, "--store", project.store])
+    assert used.exit_code == 0, used.output
+    assert ONE in " ".join(dump(project.store))
+
+
+def test_store_commands_without_a_store_say_so(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(tmp_path / "none")])
+    assert result.exit_code == 3 and "no store at" in result.output
