@@ -45,7 +45,7 @@ def config(endpoint: str, **changes: object) -> ClientConfig:
         max_attempts=4,
         backoff_s=0.05,
         min_interval_s=0.0,
-        max_retry_after_s=5.0,
+        query_budget_s=5.0,
         cache_dir=None,
     )
     return base.with_overrides(**changes)
@@ -76,7 +76,7 @@ def test_request_is_descriptive_and_negotiates_sparql_json(fault_server: FaultSe
 def test_429_waits_as_retry_after_says(fault_server: FaultServer) -> None:
     url = fault_server.script("/sparql", too_many("1"), ok())
     messages: list[str] = []
-    client = WikidataClient(config(url), on_wait=messages.append)
+    client = WikidataClient(config(url), notify=messages.append)
     started = time.monotonic()
     client.select(QUERY)
     elapsed = time.monotonic() - started
@@ -92,7 +92,7 @@ def test_503_retry_after_as_an_http_date(fault_server: FaultServer) -> None:
     when = email.utils.formatdate(now + 30, usegmt=True)
     url = fault_server.script("/sparql", unavailable(when), ok())
     sleeps = Sleeps()
-    client = WikidataClient(config(url, max_retry_after_s=60), sleep=sleeps, wall=lambda: now)
+    client = WikidataClient(config(url, query_budget_s=60), sleep=sleeps, wall=lambda: now)
     client.select(QUERY)
     assert sleeps.waits == [30.0]
     assert len(fault_server.requests("/sparql")) == 2
@@ -117,14 +117,15 @@ def test_a_service_that_stays_unavailable_is_given_up_on(fault_server: FaultServ
     assert caught.value.exit_code == 4
 
 
-def test_a_retry_after_beyond_the_limit_fails_at_once(fault_server: FaultServer) -> None:
+def test_a_retry_after_beyond_the_budget_fails_at_once(fault_server: FaultServer) -> None:
     url = fault_server.script("/sparql", too_many("3600"), ok())
     started = time.monotonic()
     with pytest.raises(WikidataRateLimited) as caught:
-        WikidataClient(config(url, max_retry_after_s=30)).select(QUERY)
+        WikidataClient(config(url, query_budget_s=30)).select(QUERY)
     assert time.monotonic() - started < 1.0
     assert len(fault_server.requests("/sparql")) == 1
-    assert "asks us to wait 3600 s, more than the 30 s we wait" in caught.value.message
+    assert "asks us to wait 3600 s; 30 s of the query's 30 s budget are left" in caught.value.message
+    assert "query_budget_s" in (caught.value.hint or "")
 
 
 def test_html_instead_of_results_is_an_error_not_data(fault_server: FaultServer) -> None:
