@@ -18,6 +18,7 @@ import pyoxigraph as ox
 from kgprofiles.link.errors import WikidataBadAnswer
 from kgprofiles.store.base import SelectResult, Term
 
+_LANGUAGE = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")  # BCP 47, as RDF literals take it
 _HINT = "the endpoint answered something other than SPARQL results: check --wikidata-endpoint"
 
 
@@ -53,7 +54,9 @@ def read_select(body: bytes, max_text_chars: int, answered: str) -> tuple[Select
                 return _LeftOut(len(value))
             language, datatype = obj.get("xml:lang"), obj.get("datatype")
             if language is not None:
-                return ox.Literal(value, language=str(language))
+                if not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
+                    raise bad(f"a literal with the invalid language tag {str(language)[:40]!r}")
+                return ox.Literal(value, language=language)
             if datatype is not None:
                 return ox.Literal(value, datatype=ox.NamedNode(str(datatype)))
             return ox.Literal(value)
