@@ -228,3 +228,35 @@ def test_suggest_apply_writes_only_a_wikidata_item_link(tmp_path: Path) -> None:
         with pytest.raises(NotApplied):
             add_same_as(path, subject, target)
     assert path.read_bytes() == before
+
+
+# ------------------------------------------------------------------------------ the limits' settings
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "message"),
+    [
+        ("read_timeout_s", 0, "wikidata.read_timeout_s must be more than 0, not 0.0"),
+        ("query_budget_s", -1, "wikidata.query_budget_s must be more than 0, not -1.0"),
+        ("max_bytes", 0, "wikidata.max_bytes must be more than 0, not 0"),
+        ("max_text_chars", "many", "wikidata.max_text_chars = 'many' is not a number"),
+        ("max_retry_after_s", 30, "unknown setting wikidata.max_retry_after_s"),
+    ],
+)
+def test_a_limit_that_cannot_hold_is_refused(tmp_path: Path, setting: str, value: object, message: str) -> None:
+    result = run_cli(project(tmp_path, DATA / "check", **{setting: value}), "link", "check")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("kgprofiles: input error: ") and message in result.stderr
+
+
+def test_the_readme_lists_the_limits_and_their_defaults() -> None:
+    import tomllib
+
+    from conftest import ROOT
+    from kgprofiles.link.config import ClientConfig
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```toml\n[kgprofiles.wikidata]\n", 1)[1].split("```", 1)[0]
+    listed = tomllib.loads(block)
+    assert set(listed) == {"connect_timeout_s", "read_timeout_s", "query_budget_s", "max_bytes", "max_text_chars"}
+    assert listed == {name: getattr(ClientConfig(), name) for name in listed}
