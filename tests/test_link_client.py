@@ -40,6 +40,7 @@ from wikidata.faults import (
     redirect,
     results,
     silent,
+    tls_files,
     too_many,
     unavailable,
     uri,
@@ -371,6 +372,25 @@ def test_an_answer_that_is_not_http_is_an_error(fault_server: FaultServer, raw: 
     with pytest.raises(WikidataBadAnswer) as caught:
         WikidataClient(config(url)).select(QUERY)
     assert caught.value.message.startswith(f"{url} answered something that is not HTTP")
+
+
+def test_the_deadline_and_the_redirect_rule_hold_over_https(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cert, key = tls_files(tmp_path)
+    with FaultServer(tls=(cert, key)) as server:
+        silent_url = server.script("/silent", silent())
+        away_url = server.script("/away", redirect(302, "http://127.0.0.1:1/sparql"))
+        fine_url = server.script("/sparql", ok(("x",), [{"x": "over tls"}]))
+        with pytest.raises(WikidataUnreachable) as untrusted:
+            WikidataClient(config(fine_url)).select(QUERY)
+        assert "certificate verify failed" in untrusted.value.message
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        assert WikidataClient(config(fine_url)).select(QUERY).rows[0]["x"].value == "over tls"
+        started = time.monotonic()
+        with pytest.raises(WikidataTimeout):
+            WikidataClient(config(silent_url, read_timeout_s=1.0)).select(QUERY)
+        assert time.monotonic() - started < 3.0
+        with pytest.raises(WikidataRedirected):
+            WikidataClient(config(away_url)).select(QUERY)
 
 
 def test_an_unreachable_endpoint_is_reported_clearly() -> None:

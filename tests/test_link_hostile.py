@@ -249,6 +249,16 @@ def test_a_limit_that_cannot_hold_is_refused(tmp_path: Path, setting: str, value
     assert result.stderr.startswith("kgprofiles: input error: ") and message in result.stderr
 
 
+@pytest.mark.parametrize("endpoint", ["file:///etc/hosts", "ftp://127.0.0.1/sparql", "http:///sparql", "query"])
+def test_an_endpoint_that_is_not_an_http_url_is_refused(tmp_path: Path, endpoint: str) -> None:
+    root = project(tmp_path, DATA / "check")
+    result = run_cli(root, "link", "check", "--wikidata-endpoint", endpoint)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"kgprofiles: input error: the Wikidata endpoint must be an http or https URL, not {endpoint!r}"
+    )
+
+
 def test_the_readme_lists_the_limits_and_their_defaults() -> None:
     import tomllib
 

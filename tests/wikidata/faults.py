@@ -5,20 +5,27 @@ term by term (for over-long or hostile texts).
 
 Each path gets a script, a list of replies served in order (the last one repeats). Every request
 is recorded with its arrival time and headers, so tests can count requests and measure waits; a
-second FaultServer with no script is the canary a redirect must never reach.
+second FaultServer with no script is the canary a redirect must never reach. It speaks HTTPS too,
+with a throwaway self-signed certificate.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 SPARQL_JSON = "application/sparql-results+json"
 NEVER = 3600.0  # a delay no test waits out: the server closes the connection when the test ends
@@ -175,12 +182,37 @@ class _Server(ThreadingHTTPServer):
     state: _State
 
 
-class FaultServer:
-    """The scripted server; use as a context manager."""
+def tls_files(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, made by the openssl command (a skip
+    where there is none). A client trusts it when SSL_CERT_FILE names the certificate."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a test certificate")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subject = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", *subject, *files],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
 
-    def __init__(self) -> None:
+
+class FaultServer:
+    """The scripted server; use as a context manager. With ``tls`` (certificate and key files) it
+    speaks HTTPS."""
+
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = _State()
+        self._scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> FaultServer:
@@ -195,7 +227,7 @@ class FaultServer:
 
     def url(self, path: str) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{path}"
+        return f"{self._scheme}://{host}:{port}{path}"
 
     def script(self, path: str, *replies: Reply) -> str:
         """Serve ``replies`` in order at ``path`` (the last one repeats); returns the URL."""

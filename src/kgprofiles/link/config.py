@@ -7,6 +7,7 @@ import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from kgprofiles import __version__
 from kgprofiles.config import CONFIG_FILE, Settings
@@ -82,6 +83,12 @@ def client_config(settings: Settings, **overrides: object) -> ClientConfig:
         raise InputError(f"wikidata.batch_size must be 1 to 200, not {config.batch_size}")
     if config.max_attempts < 1:
         raise InputError("wikidata.max_attempts must be at least 1")
+    parts = urlsplit(config.endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(
+            f"the Wikidata endpoint must be an http or https URL, not {config.endpoint[:200]!r}",
+            f"e.g. {DEFAULT_ENDPOINT} (--wikidata-endpoint, or endpoint in [kgprofiles.wikidata])",
+        )
     for name in ("connect_timeout_s", "read_timeout_s", "query_budget_s", "max_bytes", "max_text_chars"):
         if not getattr(config, name) > 0:
             raise InputError(f"wikidata.{name} must be more than 0, not {getattr(config, name)}")

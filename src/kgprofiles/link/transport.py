@@ -128,7 +128,7 @@ def _failure(error: BaseException, url: str, deadline: _Deadline) -> Exception:
         return BrokenConnection(f"a broken connection ({type(error).__name__})")  # RemoteDisconnected too
     if isinstance(error, http.client.HTTPException):
         return WikidataBadAnswer(f"{url} answered something that is not HTTP ({type(error).__name__}: {error})", HINT)
-    if isinstance(error, ValueError):
+    if isinstance(error, ValueError) and not isinstance(error, OSError):  # a certificate error is both
         return WikidataBadAnswer(f"{url} cannot be asked: {error}", HINT)
     text = getattr(error, "strerror", None) or str(error)
     return WikidataUnreachable(f"cannot reach the Wikidata endpoint {url}: {text}", HINT)
