@@ -300,12 +300,13 @@ def test_an_answer_past_the_size_cap_is_refused(fault_server: FaultServer, annou
     assert "max_bytes" in (caught.value.hint or "")
 
 
-def test_a_ten_megabyte_label_is_left_out_with_a_notice(fault_server: FaultServer) -> None:
+def test_a_ten_megabyte_label_and_a_long_iri_are_left_out_with_a_notice(fault_server: FaultServer) -> None:
     q1 = uri(WD + "Q1")
     rows = [
         {"item": q1, "kind": literal("label"), "value": literal("A" * 10_000_000, "en")},
         {"item": q1, "kind": literal("alias"), "value": literal("Short alias", "en")},
         {"item": q1, "kind": literal("type"), "value": uri(WD + "Q5")},
+        {"item": q1, "kind": literal("type"), "value": uri("http://example.org/" + "x" * 1500)},
     ]
     url = fault_server.script("/sparql", answer(("item", "kind", "value"), rows))
     notices: list[str] = []
@@ -313,8 +314,10 @@ def test_a_ten_megabyte_label_is_left_out_with_a_notice(fault_server: FaultServe
     assert items["Q1"].exists and items["Q1"].labels == () and items["Q1"].aliases == ("Short alias",)
     assert items["Q1"].types == ("Q5",)
     assert notices == [
-        "wikidata: left out a text of 10,000,000 characters (?value of http://www.wikidata.org/entity/Q1): "
-        "longer than the 1,000 kept (max_text_chars in [kgprofiles.wikidata])"
+        "wikidata: left out a value of 10,000,000 characters (?value of http://www.wikidata.org/entity/Q1): "
+        "longer than the 1,000 kept (max_text_chars in [kgprofiles.wikidata])",
+        "wikidata: left out a value of 1,519 characters (?value of http://www.wikidata.org/entity/Q1): "
+        "longer than the 1,000 kept (max_text_chars in [kgprofiles.wikidata])",
     ]
 
 

@@ -190,7 +190,7 @@ def test_the_notice_says_what_was_left_out(fault_server: FaultServer, tmp_path: 
     root = project(tmp_path, DATA / "check", url)
     result = run_cli(root, "import", "wikidata", PERSON_QID, "-o", str(tmp_path / "draft.ttl"))
     assert (
-        f"wikidata: left out a text of 2,000 characters (?value of {WD}{PERSON_QID}): longer than the 1,000 kept "
+        f"wikidata: left out a value of 2,000 characters (?value of {WD}{PERSON_QID}): longer than the 1,000 kept "
         "(max_text_chars in [kgprofiles.wikidata])"
     ) in result.stderr.splitlines()
     assert "Traceback" not in result.output

@@ -2,9 +2,10 @@
 
 The answer is decoded as UTF-8 and read with ``json`` (whose strings have no size limit, unlike
 pyoxigraph's results parser, which stops at a MemoryError on a value over about 8 MB); each term
-becomes a pyoxigraph term as soon as it is read. A literal longer than ``max_text_chars`` is left out
-of its row (the variable is then unbound), and said in a note; anything that is not SPARQL JSON
-results (bad JSON, another shape, an invalid IRI or language tag, a boolean) is a WikidataBadAnswer.
+becomes a pyoxigraph term as soon as it is read. A value (a text or an IRI) longer than
+``max_text_chars`` is left out of its row (the variable is then unbound), and said in a note;
+anything that is not SPARQL JSON results (bad JSON, another shape, an invalid IRI or language tag,
+a boolean) is a WikidataBadAnswer.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ _HINT = "the endpoint answered something other than SPARQL results: check --wiki
 
 @dataclass(frozen=True)
 class _LeftOut:
-    """A literal longer than the limit, in place of its term until its row is read."""
+    """A value longer than the limit, in place of its term until its row is read."""
 
     length: int
 
 
 def read_select(body: bytes, max_text_chars: int, answered: str) -> tuple[SelectResult, list[str]]:
-    """The rows of a SPARQL JSON SELECT answer, and one note per text left out for its length.
+    """The rows of a SPARQL JSON SELECT answer, and one note per value left out for its length.
     ``answered`` starts the error messages ("http://… answered application/json")."""
 
     def bad(why: str) -> WikidataBadAnswer:
@@ -43,15 +44,15 @@ def read_select(body: bytes, max_text_chars: int, answered: str) -> tuple[Select
         value = obj.get("value")
         if not isinstance(value, str):
             raise bad(f"a term of type {kind[:40]!r} without a string value")
+        if kind not in ("uri", "bnode", "literal", "typed-literal"):
+            raise bad(f"a term of unknown type {kind[:40]!r}")
+        if len(value) > max_text_chars:
+            return _LeftOut(len(value))
         try:
             if kind == "uri":
                 return ox.NamedNode(value)
             if kind == "bnode":
                 return ox.BlankNode(value)
-            if kind not in ("literal", "typed-literal"):
-                raise bad(f"a term of unknown type {kind[:40]!r}")
-            if len(value) > max_text_chars:
-                return _LeftOut(len(value))
             language, datatype = obj.get("xml:lang"), obj.get("datatype")
             if language is not None:
                 if not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
@@ -105,7 +106,7 @@ def _note(name: str, length: int, row: dict[str, Term], limit: int) -> str:
     about = next((t.value for t in row.values() if isinstance(t, ox.NamedNode)), None)
     where = f"?{name[:40]} of {about[:120]}" if about else f"?{name[:40]}"
     return (
-        f"wikidata: left out a text of {length:,} characters ({where}): longer than the {limit:,} kept "
+        f"wikidata: left out a value of {length:,} characters ({where}): longer than the {limit:,} kept "
         "(max_text_chars in [kgprofiles.wikidata])"
     )
 

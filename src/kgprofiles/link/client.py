@@ -12,7 +12,7 @@
   longer than its budget.
 * Answers are kept in an on-disk cache for ``cache_max_age_s``.
 * Anything but SPARQL JSON results (an HTML page, another status, malformed JSON) is an error, never
-  parsed as data (``answers``); a text longer than ``max_text_chars`` is left out, with a notice.
+  parsed as data (``answers``); a value longer than ``max_text_chars`` is left out, with a notice.
   Nothing is retried that cannot help: a refused connection, a failed name lookup and a timeout are
   reported at once, clearly.
 """

@@ -34,7 +34,7 @@ class ClientConfig:
     cache_dir: Path | None = None  # None: no cache
     cache_max_age_s: float = 24 * 3600.0
     max_bytes: int = 50 * 1024 * 1024  # an answer's size, read incrementally
-    max_text_chars: int = 1000  # a longer label, description, alias or other text is left out, with a warning
+    max_text_chars: int = 1000  # a longer label, description, alias, title or IRI is left out, with a notice
     batch_size: int = 200  # ids per request (VALUES rows)
 
     def with_overrides(self, **changes: object) -> ClientConfig:

@@ -64,12 +64,11 @@ class Limits:
 def exchange(request: urllib.request.Request, endpoint: str, limits: Limits, clock: Callable[[], float]) -> Answer:
     """Send ``request`` to ``endpoint`` (the URL messages name) and read the whole answer within
     ``limits``; every failure is a WikidataError (or BrokenConnection, which the caller may retry)."""
-    url = endpoint
     deadline = _Deadline(limits, clock)
     opener = urllib.request.build_opener(
         _HTTPHandler(limits.connect_s, deadline),
         _HTTPSHandler(limits.connect_s, deadline),
-        _SameOriginRedirects(url),
+        _SameOriginRedirects(endpoint),
     )
     try:
         try:
@@ -78,14 +77,14 @@ def exchange(request: urllib.request.Request, endpoint: str, limits: Limits, clo
             response = error  # an answer with another status: read it like any other
         with response:
             headers = {k.lower(): v for k, v in response.headers.items()}
-            body = _read_body(response, headers, limits.max_bytes, url)
+            body = _read_body(response, headers, limits.max_bytes, endpoint)
         if deadline.expired:  # a socket shut by the watchdog reads as the end of the answer
             raise TimeoutError
         return Answer(response.status or 0, headers.get("content-type", ""), headers, body)
     except WikidataError:
         raise
     except (OSError, http.client.HTTPException, ValueError) as error:
-        raise _failure(error, url, deadline) from None
+        raise _failure(error, endpoint, deadline) from None
     finally:
         deadline.cancel()
 
@@ -127,7 +126,8 @@ def _failure(error: BaseException, url: str, deadline: _Deadline) -> Exception:
     if isinstance(error, (ConnectionResetError, BrokenPipeError, http.client.IncompleteRead)):
         return BrokenConnection(f"a broken connection ({type(error).__name__})")  # RemoteDisconnected too
     if isinstance(error, http.client.HTTPException):
-        return WikidataBadAnswer(f"{url} answered something that is not HTTP ({type(error).__name__}: {error})", HINT)
+        what = f"{type(error).__name__}: {str(error)[:200]}"
+        return WikidataBadAnswer(f"{url} answered something that is not HTTP ({what})", HINT)
     if isinstance(error, ValueError) and not isinstance(error, OSError):  # a certificate error is both
         return WikidataBadAnswer(f"{url} cannot be asked: {error}", HINT)
     text = getattr(error, "strerror", None) or str(error)
@@ -223,7 +223,7 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
 # --------------------------------------------------------------------------------- redirects
 
 
-def origin(url: str) -> tuple[str, str, int | None]:
+def _origin(url: str) -> tuple[str, str, int | None]:
     """(scheme, host, port) of ``url``, the port made explicit; ValueError for a malformed port."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -238,7 +238,7 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
     def __init__(self, endpoint: str) -> None:
         super().__init__()
         self.endpoint = endpoint
-        self.origin = origin(endpoint)
+        self.origin = _origin(endpoint)
         self.hops = 0
 
     def http_error_302(  # type: ignore[override]
@@ -250,7 +250,7 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
         fp.close()  # type: ignore[attr-defined]
         target = urljoin(req.full_url, quote(location.strip(), encoding="iso-8859-1", safe=string.punctuation))
         try:
-            same = origin(target) == self.origin
+            same = _origin(target) == self.origin
         except ValueError:
             same = False
         if not same:
