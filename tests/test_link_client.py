@@ -153,6 +153,14 @@ def test_html_instead_of_results_is_an_error_not_data(fault_server: FaultServer)
     assert len(fault_server.requests("/sparql")) == 1
 
 
+def test_a_content_type_with_control_characters_is_quoted_in_the_message(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", html("text/\x1b[2Jhtml"))
+    with pytest.raises(WikidataBadAnswer) as caught:
+        WikidataClient(config(url)).select(QUERY)
+    assert "\x1b" not in caught.value.message
+    assert caught.value.message.startswith(f"{url} answered 'text/\\x1b[2jhtml', not SPARQL results")
+
+
 def test_html_labelled_as_results_is_an_error(fault_server: FaultServer) -> None:
     url = fault_server.script("/sparql", html(SPARQL_JSON))
     with pytest.raises(WikidataBadAnswer) as caught:
@@ -321,6 +329,17 @@ def test_a_ten_megabyte_label_and_a_long_iri_are_left_out_with_a_notice(fault_se
     ]
 
 
+def test_a_notice_is_one_line_whatever_the_variable_is_called(fault_server: FaultServer) -> None:
+    url = fault_server.script("/sparql", answer(("x\n\x1b[2J",), [{"x\n\x1b[2J": literal("y" * 1001)}]))
+    notices: list[str] = []
+    result = WikidataClient(config(url), notify=notices.append).select(QUERY)
+    assert result.rows == ({},)
+    assert notices == [
+        "wikidata: left out a value of 1,001 characters (a value): longer than the 1,000 kept "
+        "(max_text_chars in [kgprofiles.wikidata])"
+    ]
+
+
 def test_values_that_are_not_wikidata_items_are_not_taken_for_items(fault_server: FaultServer) -> None:
     rows = [
         {"item": uri(WD + "Q1"), "kind": literal("redirect"), "value": uri("http://evil.example/Q2")},
@@ -350,7 +369,7 @@ def _document(binding: str) -> bytes:
         (_document('{"type": "literal", "value": "x", "xml:lang": "not a tag!"}'), "language"),
         (_document('{"type": "triple", "value": "x"}'), "a term of unknown type 'triple'"),
         (_document('{"type": "literal"}'), "without a string value"),
-        (_document('"just text"'), "?x is not a term"),
+        (_document('"just text"'), "?'x' is not a term"),
         (b'{"head": {}, "boolean": true}', "a boolean where rows were expected"),
         (b'{"results": {"bindings": []}}', "no head.vars list of names"),
         (b'{"head": {"vars": ["x"]}, "results": {}}', "no results.bindings list"),

@@ -95,7 +95,7 @@ def read_select(body: bytes, max_text_chars: int, answered: str) -> tuple[Select
             elif isinstance(value, (ox.NamedNode, ox.BlankNode, ox.Literal)):
                 row[name] = value
             else:
-                raise bad(f"?{name[:40]} is not a term")
+                raise bad(f"?{name[:40]!r} is not a term")
         for name, length in left_out:
             notes[_note(name, length, row, max_text_chars)] = None
         rows.append(row)
@@ -104,7 +104,8 @@ def read_select(body: bytes, max_text_chars: int, answered: str) -> tuple[Select
 
 def _note(name: str, length: int, row: dict[str, Term], limit: int) -> str:
     about = next((t.value for t in row.values() if isinstance(t, ox.NamedNode)), None)
-    where = f"?{name[:40]} of {about[:120]}" if about else f"?{name[:40]}"
+    variable = f"?{name}" if re.fullmatch(r"\w{1,40}", name) else "a value"
+    where = f"{variable} of {about[:120]}" if about else variable
     return (
         f"wikidata: left out a value of {length:,} characters ({where}): longer than the {limit:,} kept "
         "(max_text_chars in [kgprofiles.wikidata])"

@@ -265,8 +265,9 @@ class WikidataClient:
     def _parse(self, body: bytes, content_type: str) -> SelectResult:
         media = content_type.split(";")[0].strip().lower()
         if media not in RESULT_TYPES:
+            shown = media if re.fullmatch(r"[\w.+-]+/[\w.+-]+", media) else repr(media[:80]) if media else ""
             raise WikidataBadAnswer(
-                f"{self.endpoint} answered {media or 'something without a content type'}, not SPARQL results: "
+                f"{self.endpoint} answered {shown or 'something without a content type'}, not SPARQL results: "
                 f"{snippet(body, media)}",
                 "is the endpoint URL the SPARQL endpoint itself (…/sparql)? HTML is often an error or proxy page",
             )
