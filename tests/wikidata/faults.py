@@ -1,22 +1,34 @@
 """A small scripted HTTP server on loopback for the client's fault tests: 429 with Retry-After,
-503, HTML instead of results, a slow answer and a trickling one.
+503, HTML instead of results, a server that never answers, one that trickles its answer a byte at
+a time (status line included), redirects, raw bytes that are not HTTP, and SPARQL answers built
+term by term (for over-long or hostile texts).
 
 Each path gets a script, a list of replies served in order (the last one repeats). Every request
-is recorded with its arrival time and headers, so tests can count requests and measure waits.
+is recorded with its arrival time and headers, so tests can count requests and measure waits; a
+second FaultServer with no script is the canary a redirect must never reach. It speaks HTTPS too,
+with a throwaway self-signed certificate.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 SPARQL_JSON = "application/sparql-results+json"
+NEVER = 3600.0  # a delay no test waits out: the server closes the connection when the test ends
 
 
 def closed_port_url() -> str:
@@ -29,14 +41,27 @@ def closed_port_url() -> str:
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer. ``delay_s`` waits before the status line; ``trickle_s`` sends the body
-    a byte at a time with that pause between bytes."""
+    """One scripted answer. ``delay_s`` waits before the first byte; ``trickle_s`` sends the whole
+    answer, status line and headers included, a byte at a time with that pause between bytes;
+    ``length`` False leaves Content-Length out (the body ends when the connection closes); ``raw``
+    is sent as it is instead of a formatted answer."""
 
     status: int = 200
     body: bytes = b""
     headers: tuple[tuple[str, str], ...] = ()
     delay_s: float = 0.0
     trickle_s: float = 0.0
+    length: bool = True
+    raw: bytes | None = None
+
+    def encode(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
+        lines = [f"HTTP/1.1 {self.status} {responses.get(self.status, 'Unknown')}", "Connection: close"]
+        lines += [f"{name}: {value}" for name, value in self.headers]
+        if self.length:
+            lines.append(f"Content-Length: {len(self.body)}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + self.body
 
 
 @dataclass(frozen=True)
@@ -46,6 +71,29 @@ class Recorded:
     headers: dict[str, str]
     query: str | None
     at: float  # time.monotonic() on arrival
+
+
+def uri(value: str) -> dict[str, str]:
+    return {"type": "uri", "value": value}
+
+
+def literal(value: str, language: str | None = None) -> dict[str, str]:
+    return {"type": "literal", "value": value, **({"xml:lang": language} if language else {})}
+
+
+def answer(variables: Sequence[str], rows: Sequence[Mapping[str, dict[str, str]]]) -> Reply:
+    """SPARQL JSON results whose cells are given as terms (``uri``, ``literal``)."""
+    document = {"head": {"vars": list(variables)}, "results": {"bindings": [dict(r) for r in rows]}}
+    return Reply(200, json.dumps(document).encode(), (("Content-Type", SPARQL_JSON),))
+
+
+def silent() -> Reply:
+    """A server that accepts the connection, reads the request and never answers."""
+    return Reply(delay_s=NEVER)
+
+
+def redirect(status: int, location: str) -> Reply:
+    return Reply(status, b"moved", (("Location", location), ("Content-Type", "text/plain")))
 
 
 def results(variables: Sequence[str] = ("x",), rows: Sequence[dict[str, str]] = ({"x": "1"},)) -> bytes:
@@ -112,22 +160,19 @@ class _Handler(BaseHTTPRequestHandler):
             index = state.served.get(parts.path, 0)
             state.served[parts.path] = index + 1
             reply = script[min(index, len(script) - 1)]
+        self.close_connection = True
         if reply.delay_s and state.closing.wait(reply.delay_s):
             return
+        data = reply.encode()
         try:
-            self.send_response(reply.status)
-            for name, value in reply.headers:
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
             if reply.trickle_s:
-                for byte in reply.body:
+                for byte in data:
                     self.wfile.write(bytes([byte]))
                     self.wfile.flush()
                     if state.closing.wait(reply.trickle_s):
                         return
             else:
-                self.wfile.write(reply.body)
+                self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up, as it should
 
@@ -137,12 +182,37 @@ class _Server(ThreadingHTTPServer):
     state: _State
 
 
-class FaultServer:
-    """The scripted server; use as a context manager."""
+def tls_files(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, made by the openssl command (a skip
+    where there is none). A client trusts it when SSL_CERT_FILE names the certificate."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a test certificate")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subject = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", *subject, *files],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert, key
 
-    def __init__(self) -> None:
+
+class FaultServer:
+    """The scripted server; use as a context manager. With ``tls`` (certificate and key files) it
+    speaks HTTPS."""
+
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = _State()
+        self._scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     def __enter__(self) -> FaultServer:
@@ -157,7 +227,7 @@ class FaultServer:
 
     def url(self, path: str) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{path}"
+        return f"{self._scheme}://{host}:{port}{path}"
 
     def script(self, path: str, *replies: Reply) -> str:
         """Serve ``replies`` in order at ``path`` (the last one repeats); returns the URL."""

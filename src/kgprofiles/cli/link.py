@@ -60,7 +60,7 @@ def _session(ctx: typer.Context, data: Path | None, endpoint: str | None, no_cac
     data_dir = (Path.cwd() / data).resolve() if data else None
     local = LocalData(settings, data_dir)
     try:
-        client = WikidataClient(config, use_cache=not no_cache, on_wait=_say)
+        client = WikidataClient(config, use_cache=not no_cache, notify=_say)
         yield settings, local, Wikidata(client, settings.queries_dir)
     finally:
         local.close()

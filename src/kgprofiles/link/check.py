@@ -8,11 +8,10 @@ report per link, the worst finding as its status, every finding as a note, and a
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass
 
-from kgprofiles.link.local import LocalEntity, qid_of
+from kgprofiles.link.local import LocalEntity, is_qid, qid_of
 from kgprofiles.link.names import same_name
 from kgprofiles.link.remote import HUMAN, Item, Wikidata
 
@@ -55,7 +54,7 @@ class LinkCheck:
 
 def check_links(links: list[LocalEntity], wikidata: Wikidata) -> list[LinkCheck]:
     """One finding per link, in the order given; two batched lookups at most (items, redirect targets)."""
-    items_wanted = {qid_of(e.wikidata) for e in links if e.wikidata and _is_item(qid_of(e.wikidata))}
+    items_wanted = {qid_of(e.wikidata) for e in links if e.wikidata and is_qid(qid_of(e.wikidata))}
     items = wikidata.items(items_wanted)
     targets = {i.redirect for i in items.values() if i.redirect and i.redirect not in items}
     if targets:
@@ -63,13 +62,9 @@ def check_links(links: list[LocalEntity], wikidata: Wikidata) -> list[LinkCheck]
     return [_check(entity, items) for entity in links]
 
 
-def _is_item(qid: str) -> bool:
-    return re.fullmatch(r"Q[1-9]\d*", qid) is not None
-
-
 def _check(entity: LocalEntity, items: dict[str, Item]) -> LinkCheck:
     qid = qid_of(entity.wikidata or "")
-    if not _is_item(qid):
+    if not is_qid(qid):
         return LinkCheck(entity, qid, NOT_AN_ITEM, notes=(f"{entity.wikidata} is not a Wikidata item IRI",))
     item = items.get(qid)
     if item is None or not item.exists:

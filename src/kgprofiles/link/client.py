@@ -1,17 +1,20 @@
 """A polite, robust client for a Wikidata SPARQL endpoint, over SPARQLWrapper.
 
 * SPARQLWrapper builds each request (GET, or POST for long queries; content negotiation for SPARQL
-  JSON results; a descriptive User-Agent with the project's URL).
+  JSON results; a descriptive User-Agent with the project's URL); ``transport`` sends it: a
+  connection within ``connect_timeout_s``, the whole answer within ``read_timeout_s`` however it
+  trickles, no redirect to another server, at most ``max_bytes``.
 * One request at a time in the process, and at least ``min_interval_s`` between two requests.
-* A connect timeout, and a read timeout for the whole answer (a trickling answer is cut off too).
 * 429 and 503 are retried, waiting what ``Retry-After`` says (seconds or an HTTP date) or else an
-  exponential backoff; 502 and 504 are retried with the backoff. At most ``max_attempts`` requests
-  per query, and a Retry-After longer than ``max_retry_after_s`` is an error at once, so the time a
-  query can take is bounded.
+  exponential backoff; 502, 504 and a broken connection are retried with the backoff. At most
+  ``max_attempts`` requests per query, and every attempt and wait counts against the query's
+  ``query_budget_s``: a wait that would overrun it is an error at once, so no query holds a command
+  longer than its budget.
 * Answers are kept in an on-disk cache for ``cache_max_age_s``.
 * Anything but SPARQL JSON results (an HTML page, another status, malformed JSON) is an error, never
-  parsed as data. Nothing is retried that cannot help: a refused connection, a failed name lookup
-  and a timeout are reported at once, clearly.
+  parsed as data (``answers``); a value longer than ``max_text_chars`` is left out, with a notice.
+  Nothing is retried that cannot help: a refused connection, a failed name lookup and a timeout are
+  reported at once, clearly.
 """
 
 from __future__ import annotations
@@ -25,23 +28,18 @@ import re
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-import pyoxigraph as ox
 from SPARQLWrapper import GET, JSON, POST, SPARQLWrapper
 
+from kgprofiles.link.answers import read_select, snippet
 from kgprofiles.link.config import ClientConfig
-from kgprofiles.link.errors import (
-    WikidataBadAnswer,
-    WikidataRateLimited,
-    WikidataTimeout,
-    WikidataUnreachable,
-)
+from kgprofiles.link.errors import WikidataBadAnswer, WikidataRateLimited
+from kgprofiles.link.transport import HINT, REDIRECT_STATUSES, Answer, BrokenConnection, Limits, exchange
 from kgprofiles.store.base import SelectResult
 
 RESULT_TYPES = ("application/sparql-results+json", "application/json")
@@ -52,7 +50,7 @@ _STATUS_HINTS = {
     400: "the endpoint refused the query (a 400): it may not support a construct the query uses",
     404: "no SPARQL endpoint at that URL (a 404): check --wikidata-endpoint",
 }
-_HINT = "check the network and the endpoint (--wikidata-endpoint, or endpoint in [kgprofiles.wikidata])"
+_BUDGET_HINT = "try again later (query_budget_s in [kgprofiles.wikidata] sets the budget)"
 
 
 @dataclass
@@ -65,14 +63,6 @@ class ClientStats:
     waited_s: float = 0.0
 
 
-@dataclass(frozen=True)
-class _Answer:
-    status: int
-    content_type: str
-    headers: dict[str, str]
-    body: bytes
-
-
 class _Retry(Exception):
     """An answer worth another attempt, after ``delay_s`` (None: use the backoff)."""
 
@@ -80,83 +70,6 @@ class _Retry(Exception):
         super().__init__(reason)
         self.reason = reason
         self.delay_s = delay_s
-
-
-# ------------------------------------------------------------------------------------- transport
-
-
-class _Connections:
-    """Connection classes that connect within ``connect_s`` and then wait at most ``read_s`` for
-    each read; they record themselves so the read deadline can shrink as the answer arrives."""
-
-    def __init__(self, connect_s: float, read_s: float) -> None:
-        self.connect_s = connect_s
-        self.read_s = read_s
-        self.made: list[http.client.HTTPConnection] = []
-        self.connected = False
-
-    def factory(self, base: type[http.client.HTTPConnection]) -> Callable[..., http.client.HTTPConnection]:
-        owner = self
-
-        class Timed(base):  # type: ignore[valid-type, misc]
-            def __init__(self, *args: object, timeout: object = None, **kwargs: object) -> None:
-                super().__init__(*args, timeout=owner.connect_s, **kwargs)
-                owner.made.append(self)
-
-            def connect(self) -> None:
-                super().connect()
-                owner.connected = True
-                self.sock.settimeout(owner.read_s)
-
-        return Timed
-
-    def set_read_timeout(self, seconds: float) -> None:
-        for connection in self.made:
-            if connection.sock is not None:
-                connection.sock.settimeout(max(seconds, 0.001))
-
-
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, connections: _Connections) -> None:
-        super().__init__()
-        self.connections = connections
-
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(self.connections.factory(http.client.HTTPConnection), req)  # type: ignore[arg-type]
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, connections: _Connections) -> None:
-        super().__init__()
-        self.connections = connections
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        cls = self.connections.factory(http.client.HTTPSConnection)
-        return self.do_open(cls, req, context=self._context)  # type: ignore[arg-type, attr-defined]
-
-
-def _read_all(
-    response: http.client.HTTPResponse,
-    connections: _Connections,
-    deadline: float,
-    max_bytes: int,
-    clock: Callable[[], float],
-    what: str,
-) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        remaining = deadline - clock()
-        if remaining <= 0:
-            raise TimeoutError
-        connections.set_read_timeout(remaining)
-        chunk = response.read1(65536)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > max_bytes:
-            raise WikidataBadAnswer(f"{what} sent more than {max_bytes} bytes; stopped reading")
-        chunks.append(chunk)
 
 
 # ------------------------------------------------------------------------------------- cache
@@ -209,7 +122,7 @@ class WikidataClient:
     """Runs SELECT queries on a Wikidata SPARQL endpoint; see the module docstring for the rules.
 
     ``sleep``, ``clock`` (monotonic) and ``wall`` (epoch seconds) can be replaced in tests;
-    ``on_wait(message)`` is told about every wait before a retry."""
+    ``notify(message)`` is told about every wait before a retry and every text left out."""
 
     _one_at_a_time: ClassVar[threading.Lock] = threading.Lock()  # shared by every client of the process
     _last_request_end: ClassVar[dict[str, float]] = {}
@@ -219,7 +132,7 @@ class WikidataClient:
         config: ClientConfig,
         *,
         use_cache: bool = True,
-        on_wait: Callable[[str], None] | None = None,
+        notify: Callable[[str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
@@ -230,7 +143,7 @@ class WikidataClient:
             if (use_cache and config.cache_dir is not None)
             else None
         )
-        self.on_wait = on_wait or (lambda message: None)
+        self.notify = notify or (lambda message: None)
         self.sleep = sleep
         self.clock = clock
         self.wall = wall
@@ -263,10 +176,10 @@ class WikidataClient:
     def _fetch(self, query: str) -> tuple[bytes, str]:
         config = self.config
         started = self.clock()
+        until = started + config.query_budget_s
         for attempt in range(1, config.max_attempts + 1):
             try:
-                answer = self._request_once(query)
-                return self._accept(answer)
+                return self._accept(self._request_once(query, until))
             except _Retry as retry:
                 if attempt == config.max_attempts:
                     raise WikidataRateLimited(
@@ -279,22 +192,23 @@ class WikidataClient:
                 if delay is None:
                     delay = min(config.backoff_s * 2 ** (attempt - 1), config.backoff_max_s)
                     why = "backing off"
-                if delay > config.max_retry_after_s:
+                left = until - self.clock()
+                if delay >= left:
                     raise WikidataRateLimited(
-                        f"{self.endpoint} answered {retry.reason} and asks us to wait {delay:.0f} s, "
-                        f"more than the {config.max_retry_after_s:.0f} s we wait",
-                        "try again later (max_retry_after_s in [kgprofiles.wikidata] sets the limit)",
+                        f"{self.endpoint} answered {retry.reason} and asks us to wait {delay:.0f} s; "
+                        f"{max(left, 0):.0f} s of the query's {config.query_budget_s:g} s budget are left",
+                        _BUDGET_HINT,
                     ) from None
                 self.stats.retries += 1
                 self.stats.waited_s += delay
-                self.on_wait(
+                self.notify(
                     f"wikidata: {retry.reason}; waiting {delay:.1f} s ({why}) before attempt "
                     f"{attempt + 1} of {config.max_attempts}"
                 )
                 self.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _accept(self, answer: _Answer) -> tuple[bytes, str]:
+    def _accept(self, answer: Answer) -> tuple[bytes, str]:
         status = answer.status
         if status == 200:
             return answer.body, answer.content_type
@@ -303,66 +217,37 @@ class WikidataClient:
             raise _Retry(reason, retry_after(answer.headers.get("retry-after"), self.wall()))
         if status in BACKOFF_STATUSES:
             raise _Retry(reason, None)
+        if status in REDIRECT_STATUSES:
+            raise WikidataBadAnswer(
+                f"{self.endpoint} answered {reason} without a target it may be followed to",
+                "set --wikidata-endpoint to the URL of the SPARQL endpoint itself",
+            )
         raise WikidataBadAnswer(
-            f"{self.endpoint} answered {reason}: {_snippet(answer.body, answer.content_type)}",
-            _STATUS_HINTS.get(status, _HINT),
+            f"{self.endpoint} answered {reason}: {snippet(answer.body, answer.content_type)}",
+            _STATUS_HINTS.get(status, HINT),
         )
 
-    def _request_once(self, query: str) -> _Answer:
+    def _request_once(self, query: str, until: float) -> Answer:
         config = self.config
         request = self._build_request(query)
-        connections = _Connections(config.connect_timeout_s, config.read_timeout_s)
-        opener = urllib.request.build_opener(_HTTPHandler(connections), _HTTPSHandler(connections))
         with self._one_at_a_time:
-            self._keep_interval()
+            self._keep_interval(until)
             self.stats.requests += 1
-            started = self.clock()
-            deadline = started + config.connect_timeout_s + config.read_timeout_s
+            limits = Limits(config.connect_timeout_s, config.read_timeout_s, until, config.max_bytes)
             try:
-                try:
-                    response = opener.open(request)
-                except urllib.error.HTTPError as error:
-                    response = error  # an answer with another status: read it like any other
-                with response:
-                    body = _read_all(response, connections, deadline, config.max_bytes, self.clock, self.endpoint)
-                    headers = {k.lower(): v for k, v in response.headers.items()}
-                    return _Answer(response.status, headers.get("content-type", ""), headers, body)
-            except urllib.error.URLError as error:
-                raise self._network_error(error.reason, connections) from None
-            except TimeoutError as error:
-                raise self._network_error(error, connections) from None
-            except (http.client.RemoteDisconnected, http.client.IncompleteRead, ConnectionResetError) as error:
-                raise _Retry(f"a broken connection ({type(error).__name__})", None) from None
-            except OSError as error:
-                raise self._network_error(error, connections) from None
+                return exchange(request, self.endpoint, limits, self.clock)
+            except BrokenConnection as error:
+                raise _Retry(str(error), None) from None
             finally:
                 self._last_request_end[self.endpoint] = self.clock()
 
-    def _keep_interval(self) -> None:
+    def _keep_interval(self, until: float) -> None:
         last = self._last_request_end.get(self.endpoint)
         if last is None or self.config.min_interval_s <= 0:
             return
-        wait = last + self.config.min_interval_s - self.clock()
+        wait = min(last + self.config.min_interval_s, until) - self.clock()
         if wait > 0:
             self.sleep(wait)
-
-    def _network_error(self, reason: object, connections: _Connections) -> Exception:
-        config = self.config
-        if isinstance(reason, TimeoutError):
-            if connections.connected:
-                return WikidataTimeout(
-                    f"{self.endpoint} did not answer within {config.read_timeout_s:g} s",
-                    "the query may be too heavy or the service busy; try again later, or raise read_timeout_s",
-                )
-            return WikidataUnreachable(
-                f"cannot reach the Wikidata endpoint {self.endpoint}: no connection within "
-                f"{config.connect_timeout_s:g} s",
-                _HINT,
-            )
-        if isinstance(reason, (http.client.RemoteDisconnected, ConnectionResetError)):
-            return _Retry(f"a broken connection ({type(reason).__name__})", None)
-        text = getattr(reason, "strerror", None) or str(reason)
-        return WikidataUnreachable(f"cannot reach the Wikidata endpoint {self.endpoint}: {text}", _HINT)
 
     def _build_request(self, query: str) -> urllib.request.Request:
         wrapper = SPARQLWrapper(self.endpoint, agent=self.config.user_agent, returnFormat=JSON)
@@ -380,22 +265,16 @@ class WikidataClient:
     def _parse(self, body: bytes, content_type: str) -> SelectResult:
         media = content_type.split(";")[0].strip().lower()
         if media not in RESULT_TYPES:
+            shown = media if re.fullmatch(r"[\w.+-]+/[\w.+-]+", media) else repr(media[:80]) if media else ""
             raise WikidataBadAnswer(
-                f"{self.endpoint} answered {media or 'something without a content type'}, not SPARQL results: "
-                f"{_snippet(body, media)}",
+                f"{self.endpoint} answered {shown or 'something without a content type'}, not SPARQL results: "
+                f"{snippet(body, media)}",
                 "is the endpoint URL the SPARQL endpoint itself (…/sparql)? HTML is often an error or proxy page",
             )
-        try:
-            parsed = ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON)
-        except (SyntaxError, ValueError, OSError) as error:
-            raise WikidataBadAnswer(
-                f"{self.endpoint} answered {media} that is not valid SPARQL results JSON: {error}: "
-                f"{_snippet(body, media)}",
-                _HINT,
-            ) from None
-        if not isinstance(parsed, ox.QuerySolutions):
-            raise WikidataBadAnswer(f"{self.endpoint} answered a boolean where rows were expected")
-        return SelectResult.from_solutions(parsed)
+        result, notes = read_select(body, self.config.max_text_chars, f"{self.endpoint} answered {media}")
+        for note in notes:
+            self.notify(note)
+        return result
 
 
 def retry_after(value: str | None, now: float) -> float | None:
@@ -412,14 +291,3 @@ def retry_after(value: str | None, now: float) -> float | None:
     if when is None:
         return None
     return max(0.0, when.timestamp() - now)
-
-
-def _snippet(body: bytes, content_type: str) -> str:
-    text = body[:2000].decode("utf-8", errors="replace")
-    if "html" in content_type or text.lstrip().startswith("<"):
-        title = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
-        if title:
-            return f"an HTML page titled {title.group(1).strip()!r}"
-        return "an HTML page"
-    text = " ".join(text.split())
-    return repr(text[:160] + ("…" if len(text) > 160 else ""))

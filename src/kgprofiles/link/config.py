@@ -7,6 +7,7 @@ import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from kgprofiles import __version__
 from kgprofiles.config import CONFIG_FILE, Settings
@@ -23,16 +24,17 @@ class ClientConfig:
 
     endpoint: str = DEFAULT_ENDPOINT
     user_agent: str = DEFAULT_USER_AGENT
-    connect_timeout_s: float = 10.0
-    read_timeout_s: float = 65.0  # the whole answer (the public service stops queries at 60 s)
+    connect_timeout_s: float = 10.0  # to make the connection
+    read_timeout_s: float = 30.0  # from the connection to the answer's last byte, however it trickles
+    query_budget_s: float = 60.0  # one query, every attempt and every wait between them included
     max_attempts: int = 4  # requests per query, first try included
     backoff_s: float = 2.0  # first wait without Retry-After; doubles each retry
-    backoff_max_s: float = 60.0
-    max_retry_after_s: float = 300.0  # a longer Retry-After is an error, not a wait
+    backoff_max_s: float = 30.0
     min_interval_s: float = 1.0  # between two requests to the endpoint
     cache_dir: Path | None = None  # None: no cache
     cache_max_age_s: float = 24 * 3600.0
-    max_bytes: int = 64 * 1024 * 1024
+    max_bytes: int = 50 * 1024 * 1024  # an answer's size, read incrementally
+    max_text_chars: int = 1000  # a longer label, description, alias, title or IRI is left out, with a notice
     batch_size: int = 200  # ids per request (VALUES rows)
 
     def with_overrides(self, **changes: object) -> ClientConfig:
@@ -81,6 +83,15 @@ def client_config(settings: Settings, **overrides: object) -> ClientConfig:
         raise InputError(f"wikidata.batch_size must be 1 to 200, not {config.batch_size}")
     if config.max_attempts < 1:
         raise InputError("wikidata.max_attempts must be at least 1")
+    parts = urlsplit(config.endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(
+            f"the Wikidata endpoint must be an http or https URL, not {config.endpoint[:200]!r}",
+            f"e.g. {DEFAULT_ENDPOINT} (--wikidata-endpoint, or endpoint in [kgprofiles.wikidata])",
+        )
+    for name in ("connect_timeout_s", "read_timeout_s", "query_budget_s", "max_bytes", "max_text_chars"):
+        if not getattr(config, name) > 0:
+            raise InputError(f"wikidata.{name} must be more than 0, not {getattr(config, name)}")
     return config
 
 

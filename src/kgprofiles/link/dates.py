@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -26,11 +27,11 @@ class Date:
 
     @classmethod
     def from_wikidata(cls, time: str, precision: int | str | None) -> Date | None:
-        """From a Wikidata time value (``1978-01-01T00:00:00Z``) and precision; None before year 1."""
-        text = time.strip()
-        if text.startswith("-") or len(text) < 10:
+        """From a Wikidata time value (``1978-01-01T00:00:00Z``) and precision; None before year 1,
+        or for a value that does not start with a four-digit year, month and day."""
+        text = time.strip().lstrip("+")
+        if not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T|$)", text):
             return None
-        text = text.lstrip("+")
         try:
             level = int(precision) if precision is not None else 11
         except ValueError:

@@ -23,6 +23,10 @@ class WikidataRateLimited(WikidataError):
     """The endpoint kept answering 429/503, or asked us to wait longer than we will."""
 
 
+class WikidataRedirected(WikidataError):
+    """The endpoint redirected to another server (or a POST, or too often): not followed."""
+
+
 class WikidataBadAnswer(WikidataError):
     """The endpoint answered, but not with SPARQL results (an HTML page, an error status, bad JSON)."""
 

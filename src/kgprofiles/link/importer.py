@@ -15,36 +15,40 @@ lists exactly what the curator must add.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.errors import InputError
+from kgprofiles.errors import InputError, KgError
 from kgprofiles.link.dates import Date
-from kgprofiles.link.local import LocalData, LocalEntity, qid_of
+from kgprofiles.link.errors import WikidataBadAnswer
+from kgprofiles.link.local import WIKIDATA_ENTITY, LocalData, LocalEntity, is_qid, qid_of
 from kgprofiles.link.remote import HUMAN, Reference, Statement, Wikidata
-from kgprofiles.link.turtle import date_literal, is_iri, literal
-from kgprofiles.vocab import ORGANIZATION, PERSON, TOPIC, WORK
+from kgprofiles.link.turtle import comment, is_iri, turtle_term
+from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, PERSON, PROFILE, SOURCE, TOPIC, WORK
 
 PREFIX_LINES = (
-    ("kgp", "https://w3id.org/kgprofiles/ontology#"),
+    ("kgp", str(KGP)),
     ("person", str(PERSON)),
     ("organization", str(ORGANIZATION)),
     ("topic", str(TOPIC)),
     ("work", str(WORK)),
-    ("source", "https://w3id.org/kgprofiles/id/source/"),
-    ("claim", "https://w3id.org/kgprofiles/id/claim/"),
-    ("profile", "https://w3id.org/kgprofiles/id/profile/"),
+    ("source", str(SOURCE)),
+    ("claim", str(CLAIM)),
+    ("profile", str(PROFILE)),
     ("owl", "http://www.w3.org/2002/07/owl#"),
-    ("wd", "http://www.wikidata.org/entity/"),
+    ("wd", WIKIDATA_ENTITY),
     ("xsd", "http://www.w3.org/2001/XMLSchema#"),
 )
-XSD_NAMES = {"year": "gYear", "month": "gYearMonth", "day": "date"}
+PREFIXES = dict(PREFIX_LINES)
+SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 PROPERTY_NAMES = {
     "P248": "stated in",
     "P854": "reference URL",
@@ -53,6 +57,19 @@ PROPERTY_NAMES = {
     "P143": "imported from",
     "P577": "publication date",
 }
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+SAME_AS = ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")
+
+
+def kgp(name: str) -> ox.NamedNode:
+    return ox.NamedNode(str(KGP) + name)
+
+
+def wd(qid: str) -> ox.NamedNode:
+    """The IRI of Wikidata item ``qid``, which must be a Q-id (it becomes part of our IRIs too)."""
+    if not is_qid(qid):
+        raise WikidataBadAnswer(f"Wikidata answered {qid[:80]!r} where an item id (Q…) belongs")
+    return ox.NamedNode(WIKIDATA_ENTITY + qid)
 
 
 def slugify(text: str) -> str:
@@ -63,26 +80,38 @@ def slugify(text: str) -> str:
 
 @dataclass
 class _Block:
-    """One subject's statements, written the way the seed files are."""
+    """One subject's statements, written the way the seed files are: every term through
+    ``turtle_term``, every comment through ``comment``."""
 
-    subject: str
-    types: str
-    pairs: list[tuple[str, list[str]]] = field(default_factory=list)
+    subject: ox.NamedNode
+    types: ox.NamedNode
+    pairs: list[tuple[ox.NamedNode, list[ox.NamedNode | ox.Literal]]] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
 
-    def add(self, predicate: str, *objects: str) -> None:
+    def add(self, predicate: ox.NamedNode, *objects: ox.NamedNode | ox.Literal) -> None:
         if objects:
             self.pairs.append((predicate, list(objects)))
 
-    def render(self) -> str:
+    def note(self, text: str) -> None:
+        self.comments.append(comment(text, 400))
+
+    def triples(self) -> Iterator[ox.Triple]:
+        yield ox.Triple(self.subject, RDF_TYPE, self.types)
+        for predicate, objects in self.pairs:
+            for obj in objects:
+                yield ox.Triple(self.subject, predicate, obj)
+
+    def render(self, one_line: bool = False) -> str:
+        def t(term: ox.NamedNode | ox.Literal) -> str:
+            return turtle_term(term, PREFIXES)
+
         lines = [f"# {c}" for c in self.comments]
-        head = f"{self.subject} a {self.types}"
-        if not self.pairs:
-            return "\n".join([*lines, head + " ."])
+        head = f"{t(self.subject)} a {t(self.types)}"
+        pairs = [f"{t(p)} {', '.join(t(o) for o in objects)}" for p, objects in self.pairs]
+        if one_line or not pairs:
+            return "\n".join([*lines, " ; ".join([head, *pairs]) + " ."])
         lines.append(head + " ;")
-        for index, (predicate, objects) in enumerate(self.pairs):
-            end = " ." if index == len(self.pairs) - 1 else " ;"
-            lines.append(f"    {predicate} {', '.join(objects)}{end}")
+        lines.extend(f"    {pair}{' .' if i == len(pairs) - 1 else ' ;'}" for i, pair in enumerate(pairs))
         return "\n".join(lines)
 
 
@@ -95,9 +124,14 @@ class Draft:
     slug: str
     text: str
     sources: tuple[str, ...]  # CURIEs, in footnote order
-    references: tuple[str, ...]  # the Wikidata reference hashes behind those sources
+    references: tuple[str, ...]  # the Wikidata references behind those sources (12 hex digits of each hash)
     todos: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    triples: frozenset[ox.Triple] = frozenset()  # exactly what ``text`` holds
+
+
+def _curie(node: ox.NamedNode) -> str:
+    return turtle_term(node, PREFIXES)
 
 
 class _Importer:
@@ -110,79 +144,88 @@ class _Importer:
         for entity in local.links():
             self.linked.setdefault((entity.kind, qid_of(entity.wikidata or "")), entity)
         self.blocks: dict[str, list[_Block]] = defaultdict(list)
-        self.sources: list[str] = []
+        self.sources: list[ox.NamedNode] = []
         self.source_blocks: list[_Block] = []
         self.references: list[str] = []
         self.todos: list[str] = []
-        self.drafted: dict[str, str] = {}  # Q-id → CURIE of an organisation, work or topic drafted here
+        self.drafted: dict[str, ox.NamedNode] = {}  # Q-id → an organisation, work or topic drafted here
 
     # -- sources -------------------------------------------------------------------------------
 
-    def cite(self, curie: str) -> str:
-        if curie not in self.sources:
-            self.sources.append(curie)
-        return curie
+    def cite(self, source: ox.NamedNode) -> ox.NamedNode:
+        if source not in self.sources:
+            self.sources.append(source)
+        return source
 
-    def reference_source(self, reference: Reference) -> str:
-        curie = f"source:wikidata-ref-{reference.hash[:12]}"
-        if reference.hash in self.references:
-            return self.cite(curie)
-        self.references.append(reference.hash)
-        block = _Block(curie, "kgp:Source")
+    def reference_source(self, reference: Reference) -> ox.NamedNode:
+        key = _reference_key(reference)
+        source = ox.NamedNode(f"{SOURCE}wikidata-ref-{key}")
+        if key in self.references:
+            return self.cite(source)
+        self.references.append(key)
+        block = _Block(source, kgp("Source"))
         snaks = "; ".join(
-            f"{p} {PROPERTY_NAMES.get(p, '')} {label + ' ' if label else ''}{value}".replace("  ", " ")
+            " ".join(part for part in (p, PROPERTY_NAMES.get(p, ""), label or "", value) if part)
             for p, value, label in reference.snaks
         )
-        block.comments.append(f"Wikidata reference {reference.hash}: {snaks}")
-        block.add("kgp:title", literal(_reference_title(reference)))
+        block.note(f"Wikidata reference {reference.hash}: {snaks}")
+        block.add(kgp("title"), ox.Literal(_reference_title(reference)))
         stated_in = [label for _, label in reference.values("P248") if label]
         if stated_in:
-            block.add("kgp:site", literal(stated_in[0]))
-        block.add("kgp:sourceKind", literal("Wikidata reference"))
+            block.add(kgp("site"), ox.Literal(stated_in[0]))
+        block.add(kgp("sourceKind"), ox.Literal("Wikidata reference"))
         urls = [value for value, _ in reference.values("P854") if is_iri(value)]
-        block.add("kgp:url", *(f"<{u}>" for u in urls))
+        block.add(kgp("url"), *(ox.NamedNode(u) for u in urls))
         if reference.retrieved and reference.retrieved.precision == "day":
-            block.add("kgp:retrieved", date_literal(reference.retrieved.iso, "date"))
+            block.add(kgp("retrieved"), reference.retrieved.literal())
         elif reference.retrieved:
-            block.comments.append(f"retrieved {reference.retrieved.text()}: not a whole date, so not kgp:retrieved")
+            block.note(f"retrieved {reference.retrieved.text()}: not a whole date, so not kgp:retrieved")
         self.source_blocks.append(block)
-        return self.cite(curie)
+        return self.cite(source)
 
-    def statement_sources(self, statement: Statement, references: dict[str, list[Reference]]) -> list[str]:
+    def statement_sources(self, statement: Statement, references: dict[str, list[Reference]]) -> list[ox.NamedNode]:
         return [self.cite(self.item_source)] + [self.reference_source(r) for r in references.get(statement.iri, [])]
+
+    def todo(self, block: _Block, text: str) -> None:
+        self.todos.append(text)
+        block.note(f"TODO: {text}")
 
     # -- things the person is related to ---------------------------------------------------------
 
-    def target(self, kind: str, qid: str, label: str | None, date_of: Date | None = None) -> str:
+    def target(self, kind: str, qid: str, label: str | None, date_of: Date | None = None) -> ox.NamedNode:
         """Our entity linked to ``qid``, or one drafted in this file."""
+        item = wd(qid)
         existing = self.linked.get((kind, qid))
         if existing is not None:
-            return existing.label
+            return ox.NamedNode(existing.iri)
         if qid in self.drafted:
             return self.drafted[qid]
         namespace, cls, name_property = {
-            "organization": ("organization", "kgp:Organization", "kgp:name"),
-            "work": ("work", "kgp:Work", "kgp:title"),
-            "topic": ("topic", "kgp:Topic", "kgp:name"),
+            "organization": (ORGANIZATION, "Organization", "name"),
+            "work": (WORK, "Work", "title"),
+            "topic": (TOPIC, "Topic", "name"),
         }[kind]
-        curie = f"{namespace}:wikidata-{qid.lower()}"
-        block = _Block(curie, cls)
+        node = ox.NamedNode(f"{namespace}wikidata-{qid.lower()}")
+        block = _Block(node, kgp(cls))
         if label:
-            block.add(name_property, literal(label))
+            block.add(kgp(name_property), ox.Literal(label))
         else:
-            todo = f"{curie}: add {name_property} (Wikidata has no English label for {qid})"
-            block.comments.append(f"TODO: {todo}")
-            self.todos.append(todo)
+            self.todo(block, f"{_curie(node)}: add kgp:{name_property} (Wikidata has no English label for {qid})")
         if date_of is not None:
-            block.add("kgp:date", date_literal(date_of.iso, XSD_NAMES[date_of.precision]))
-        block.add("owl:sameAs", f"wd:{qid}")
+            block.add(kgp("date"), date_of.literal())
+        block.add(SAME_AS, item)
         self.blocks[kind].append(block)
-        self.drafted[qid] = curie
-        return curie
+        self.drafted[qid] = node
+        return node
 
     # -- the draft -------------------------------------------------------------------------------
 
     def build(self, slug: str | None) -> Draft:
+        if slug is not None and not SLUG.fullmatch(slug):
+            raise InputError(
+                f"not a slug: {slug[:80]!r}",
+                "a slug is lower-case letters, digits, '-', '_' and '.', e.g. ada-lovelace",
+            )
         items = self.wikidata.items([self.qid])
         item = items[self.qid]
         notes = []
@@ -207,86 +250,100 @@ class _Importer:
         slug = slug or slugify(name) or f"wikidata-{self.qid.lower()}"
         if self.local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + slug)):
             slug = f"{slug}-{self.qid.lower()}"
-        person = f"person:{slug}"
-        self.item_source = f"source:wikidata-{self.qid.lower()}"
+        person = ox.NamedNode(f"{PERSON}{slug}")
+        self.item_source = ox.NamedNode(f"{SOURCE}wikidata-{self.qid.lower()}")
         self.cite(self.item_source)
         statements = self.wikidata.statements([self.qid]).get(self.qid, [])
         references = self.wikidata.references([s.iri for s in statements])
 
-        person_block = _Block(person, "kgp:Person")
+        person_block = _Block(person, kgp("Person"))
         if not item.label:
-            self.todos.append(f"{person}: add kgp:name (Wikidata has no English label for {self.qid})")
-            person_block.comments.append(f"TODO: {self.todos[-1]}")
+            self.todo(person_block, f"{_curie(person)}: add kgp:name (Wikidata has no English label for {self.qid})")
         else:
-            person_block.add("kgp:name", literal(name))
+            person_block.add(kgp("name"), ox.Literal(name))
         if item.description:
-            person_block.add("kgp:headline", literal(item.description))
+            person_block.add(kgp("headline"), ox.Literal(item.description))
         roles = self.roles(slug, person, [s for s in statements if s.prop in ("P108", "P39")], references)
         works = self.works(slug, person, [s for s in statements if s.prop in ("P50", "P800")], references)
         topics = [s for s in statements if s.prop == "P101"]
         person_sources = [self.item_source]
         for statement in topics:
             person_sources.extend(self.statement_sources(statement, references)[1:])
-        person_block.add("kgp:topic", *(self.target("topic", s.value, s.value_label) for s in topics))
-        person_block.add("owl:sameAs", f"wd:{self.qid}")
-        person_block.add("kgp:source", *dict.fromkeys(person_sources))
+        person_block.add(kgp("topic"), *(self.target("topic", s.value, s.value_label) for s in topics))
+        person_block.add(SAME_AS, wd(self.qid))
+        person_block.add(kgp("source"), *dict.fromkeys(person_sources))
 
-        item_block = _Block(self.item_source, "kgp:Source")
-        item_block.add("kgp:title", literal(f"Wikidata item {self.qid}: {name}"))
-        item_block.add("kgp:site", literal("Wikidata"))
-        item_block.add("kgp:sourceKind", literal("Wikidata item"))
-        item_block.add("kgp:url", f"<https://www.wikidata.org/wiki/{self.qid}>")
-        item_block.add("kgp:retrieved", date_literal(self.today.isoformat(), "date"))
+        item_block = _Block(self.item_source, kgp("Source"))
+        item_block.add(kgp("title"), ox.Literal(f"Wikidata item {self.qid}: {name}"))
+        item_block.add(kgp("site"), ox.Literal("Wikidata"))
+        item_block.add(kgp("sourceKind"), ox.Literal("Wikidata item"))
+        item_block.add(kgp("url"), ox.NamedNode(f"https://www.wikidata.org/wiki/{self.qid}"))
+        item_block.add(kgp("retrieved"), Date(self.today.isoformat(), "day").literal())
 
-        profile = _Block(f"profile:{slug}", "kgp:Profile")
-        profile.add("kgp:profileOf", person)
+        profile = _Block(ox.NamedNode(f"{PROFILE}{slug}"), kgp("Profile"))
+        profile.add(kgp("profileOf"), person)
         citations = []
         for number, source in enumerate(self.sources, 1):
-            citation = f"profile:{slug}-fn-{number}"
-            profile_cites = f"{citation} a kgp:Citation ; kgp:number {number} ; kgp:cites {source} ."
-            citations.append(profile_cites)
-        profile.add("kgp:citation", *(f"profile:{slug}-fn-{n}" for n in range(1, len(self.sources) + 1)))
+            citation = _Block(ox.NamedNode(f"{PROFILE}{slug}-fn-{number}"), kgp("Citation"))
+            citation.add(kgp("number"), ox.Literal(number))
+            citation.add(kgp("cites"), source)
+            citations.append(citation)
+        profile.add(kgp("citation"), *(c.subject for c in citations))
 
+        every = [person_block, profile, *citations, *roles, *works, item_block, *self.source_blocks]
+        every += [b for blocks in self.blocks.values() for b in blocks]
+        triples = frozenset(t for block in every for t in block.triples())
         text = self.render(name, person_block, profile, citations, roles, works, item_block, notes)
+        _check_holds(text, triples)
         return Draft(
-            self.qid, person, slug, text, tuple(self.sources), tuple(self.references), tuple(self.todos), tuple(notes)
+            self.qid,
+            _curie(person),
+            slug,
+            text,
+            tuple(_curie(s) for s in self.sources),
+            tuple(self.references),
+            tuple(self.todos),
+            tuple(notes),
+            triples,
         )
 
     def roles(
-        self, slug: str, person: str, statements: list[Statement], references: dict[str, list[Reference]]
+        self, slug: str, person: ox.NamedNode, statements: list[Statement], references: dict[str, list[Reference]]
     ) -> list[_Block]:
         blocks = []
         used: dict[str, int] = defaultdict(int)
         for statement in statements:
+            wd(statement.value)  # a Q-id, or the answer is refused: it becomes part of the claim's IRI
             key = f"{'employer' if statement.prop == 'P108' else 'position'}-{statement.value.lower()}"
             used[key] += 1
             suffix = f"-{used[key]}" if used[key] > 1 else ""
-            block = _Block(f"claim:{slug}-{key}{suffix}", "kgp:Role")
-            block.comments.append(f"{statement.prop} {statement.value_text} ({statement.iri})")
-            block.add("kgp:holder", person)
+            block = _Block(ox.NamedNode(f"{CLAIM}{slug}-{key}{suffix}"), kgp("Role"))
+            block.note(f"{statement.prop} {statement.value_text} ({statement.iri})")
+            block.add(kgp("holder"), person)
             if statement.prop == "P108":
-                block.add("kgp:organization", self.target("organization", statement.value, statement.value_label))
+                block.add(kgp("organization"), self.target("organization", statement.value, statement.value_label))
             elif statement.of:
-                block.add("kgp:organization", self.target("organization", statement.of, statement.of_label))
-                block.add("kgp:title", literal(statement.value_label or statement.value))
+                block.add(kgp("organization"), self.target("organization", statement.of, statement.of_label))
+                block.add(kgp("title"), ox.Literal(statement.value_label or statement.value))
             else:
-                todo = f"{block.subject}: add kgp:organization (Wikidata names no organisation for this position)"
-                self.todos.append(todo)
-                block.comments.append(f"TODO: {todo}")
-                block.add("kgp:title", literal(statement.value_label or statement.value))
-            block.add("kgp:status", "kgp:Former" if statement.end else "kgp:NotConfirmedCurrent")
+                self.todo(
+                    block,
+                    f"{_curie(block.subject)}: add kgp:organization (Wikidata names no organisation for this position)",
+                )
+                block.add(kgp("title"), ox.Literal(statement.value_label or statement.value))
+            block.add(kgp("status"), kgp("Former") if statement.end else kgp("NotConfirmedCurrent"))
             if statement.start:
-                block.add("kgp:start", date_literal(statement.start.iso, XSD_NAMES[statement.start.precision]))
+                block.add(kgp("start"), statement.start.literal())
             else:
-                block.add("kgp:startUnknown", "true")
+                block.add(kgp("startUnknown"), ox.Literal(True))
             if statement.end:
-                block.add("kgp:end", date_literal(statement.end.iso, XSD_NAMES[statement.end.precision]))
-            block.add("kgp:source", *self.statement_sources(statement, references))
+                block.add(kgp("end"), statement.end.literal())
+            block.add(kgp("source"), *self.statement_sources(statement, references))
             blocks.append(block)
         return blocks
 
     def works(
-        self, slug: str, person: str, statements: list[Statement], references: dict[str, list[Reference]]
+        self, slug: str, person: ox.NamedNode, statements: list[Statement], references: dict[str, list[Reference]]
     ) -> list[_Block]:
         by_work: dict[str, list[Statement]] = defaultdict(list)
         for statement in statements:
@@ -295,16 +352,16 @@ class _Importer:
         for qid, found in by_work.items():
             first = found[0]
             work = self.target("work", qid, first.value_label, next((s.date for s in found if s.date), None))
-            block = _Block(f"claim:{slug}-work-{qid.lower()}", "kgp:Contribution")
-            block.comments.append("; ".join(f"{s.prop} {s.value_text} ({s.iri})" for s in found))
-            block.add("kgp:contributor", person)
-            block.add("kgp:work", work)
+            block = _Block(ox.NamedNode(f"{CLAIM}{slug}-work-{qid.lower()}"), kgp("Contribution"))
+            block.note("; ".join(f"{s.prop} {s.value_text} ({s.iri})" for s in found))
+            block.add(kgp("contributor"), person)
+            block.add(kgp("work"), work)
             author = any(s.prop == "P50" for s in found)
-            block.add("kgp:contributionKind", "kgp:Author" if author else "kgp:Contributor")
-            sources: list[str] = []
+            block.add(kgp("contributionKind"), kgp("Author") if author else kgp("Contributor"))
+            sources: list[ox.NamedNode] = []
             for statement in found:
                 sources.extend(self.statement_sources(statement, references))
-            block.add("kgp:source", *dict.fromkeys(sources))
+            block.add(kgp("source"), *dict.fromkeys(sources))
             blocks.append(block)
         return blocks
 
@@ -313,7 +370,7 @@ class _Importer:
         name: str,
         person: _Block,
         profile: _Block,
-        citations: list[str],
+        citations: list[_Block],
         roles: list[_Block],
         works: list[_Block],
         item_source: _Block,
@@ -321,16 +378,16 @@ class _Importer:
     ) -> str:
         pad = max(len(p) for p, _ in PREFIX_LINES) + 2
         out = [
-            f"# Draft profile of {name}, imported from Wikidata item {self.qid} "
-            f"(http://www.wikidata.org/entity/{self.qid}) on {self.today.isoformat()} by `kgprofiles import wikidata`.",
+            f"# Draft profile of {comment(name, 120)}, imported from Wikidata item {self.qid} "
+            f"({WIKIDATA_ENTITY}{self.qid}) on {self.today.isoformat()} by `kgprofiles import wikidata`.",
             "# Every claim cites the Wikidata references of its statement and the item itself (source 1).",
             "# Check each claim against its sources, fill in the TODOs, then run `kgprofiles validate`.",
         ]
-        out.extend(f"# Note: {n}" for n in notes)
-        out.extend(f"@prefix {(p + ':').ljust(pad)}<{ns}> ." for p, ns in PREFIX_LINES)
+        out.extend(f"# Note: {comment(n)}" for n in notes)
+        out.extend(f"@prefix {(p + ':').ljust(pad)}{ox.NamedNode(ns)} ." for p, ns in PREFIX_LINES)
         sections: list[tuple[str, list[str]]] = [
             ("the person", [person.render()]),
-            ("the page", [profile.render(), "\n".join(citations)]),
+            ("the page", [profile.render(), "\n".join(c.render(one_line=True) for c in citations)]),
             ("roles (P108 employer, P39 position held)", [b.render() for b in roles]),
             ("works and contributions (P50 author, P800 notable work)", [b.render() for b in works]),
             (
@@ -353,6 +410,34 @@ class _Importer:
         return "\n".join(out) + "\n"
 
 
+def _check_holds(text: str, triples: frozenset[ox.Triple]) -> None:
+    """The draft's text must parse to exactly the triples it was written from: no value can have
+    added, changed or hidden one. Otherwise nothing is written."""
+    try:
+        parsed = {
+            ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(text.encode(), format=ox.RdfFormat.TURTLE)
+        }
+    except SyntaxError as error:
+        parsed = None
+        why = f"it does not parse: {error}"
+    if parsed is not None and parsed == triples:
+        return
+    if parsed is not None:
+        why = f"{len(parsed - triples)} triple(s) more and {len(triples - parsed)} fewer than imported"
+    raise KgError(
+        f"the draft's Turtle would not hold what was imported ({why}); nothing was written",
+        "this is a bug in kgprofiles: please report it with the Q-id",
+    )
+
+
+def _reference_key(reference: Reference) -> str:
+    """The reference's hash (12 hex digits of it) for its source's IRI; a hash of its IRI if the
+    endpoint gave a reference node that is not named by a hash."""
+    if re.fullmatch(r"[0-9a-f]{12,64}", reference.hash):
+        return reference.hash[:12]
+    return hashlib.sha1(reference.iri.encode("utf-8")).hexdigest()[:12]
+
+
 def _reference_title(reference: Reference) -> str:
     for value, _ in reference.values("P1476"):
         return value
@@ -369,7 +454,7 @@ def import_person(
     qid: str, local: LocalData, wikidata: Wikidata, today: date | None = None, slug: str | None = None
 ) -> Draft:
     """The draft profile of Wikidata person ``qid`` (a Q-id)."""
-    if not re.fullmatch(r"Q[1-9]\d*", qid):
+    if not is_qid(qid):
         raise InputError(f"not a Wikidata item id: {qid!r}", "give a Q-id such as Q42")
     return _Importer(qid, local, wikidata, today or date.today()).build(slug)
 

@@ -23,6 +23,12 @@ from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, ORGANIZATION, PREFIXES, WD
 
 WIKIDATA_ENTITY = str(WD)
+QID = re.compile(r"Q[1-9][0-9]{0,11}")
+
+
+def is_qid(text: str) -> bool:
+    """``Q42``: a Wikidata item id, nothing else."""
+    return QID.fullmatch(text) is not None
 
 
 def qid_of(iri: str) -> str:

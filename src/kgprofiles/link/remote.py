@@ -5,10 +5,15 @@ A query's parameter is bound to many values at once as one ``VALUES`` block at t
 WHERE group (``store.binding.bind_rows``; at most ``batch_size`` rows, 200 by default, per request).
 The terms are written by pyoxigraph in N-Triples syntax, so a value can never change the query's
 structure.
+
+The answers are untrusted: a row without a value it needs (a text the client left out for its
+length, or a broken server) is skipped, and an item, redirect, organisation or statement value that
+is not a Wikidata item IRI with a Q-id is not taken for one.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,7 +24,7 @@ import pyoxigraph as ox
 from kgprofiles.errors import QueryError
 from kgprofiles.link.client import WikidataClient
 from kgprofiles.link.dates import Date
-from kgprofiles.link.local import WIKIDATA_ENTITY, qid_of
+from kgprofiles.link.local import WIKIDATA_ENTITY, is_qid, qid_of
 from kgprofiles.queries import NamedQuery, get_query
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_rows
@@ -103,13 +108,15 @@ class Wikidata:
         self.client = client
         self.queries_dir = queries_dir
 
-    def _rows(self, name: str, variable: str, terms: Iterable[Term]) -> list[dict[str, Term]]:
+    def _rows(self, name: str, variable: str, terms: Iterable[Term], needs: tuple[str, ...]) -> list[dict[str, Term]]:
+        """The answer rows of query ``name`` for ``terms``, batched; rows without every one of ``needs`` skipped."""
         unique = sorted(set(terms), key=str)
         query = get_query(self.queries_dir, name)
         size = self.client.config.batch_size
         rows: list[dict[str, Term]] = []
         for start in range(0, len(unique), size):
-            rows.extend(self.client.select(values_query(query, variable, unique[start : start + size])).rows)
+            answer = self.client.select(values_query(query, variable, unique[start : start + size]))
+            rows.extend(row for row in answer.rows if all(n in row for n in needs))
         return rows
 
     def items(self, qids: Iterable[str]) -> dict[str, Item]:
@@ -117,12 +124,14 @@ class Wikidata:
         wanted = sorted(set(qids))
         found: dict[str, dict[str, set[str]]] = {q: defaultdict(set) for q in wanted}
         languages: dict[str, str] = {}
-        for row in self._rows("wikidata-entities", "item", [item_iri(q) for q in wanted]):
-            qid = qid_of(row["item"].value)
+        for row in self._rows("wikidata-entities", "item", [item_iri(q) for q in wanted], ("item", "kind", "value")):
+            qid = item_qid(row["item"])
             value = row["value"]
             kind = row["kind"].value
             text = qid_of(value.value) if isinstance(value, ox.NamedNode) else value.value
-            found.setdefault(qid, defaultdict(set))[kind].add(text)
+            if qid not in found or (kind == "redirect" and item_qid(value) is None):
+                continue
+            found[qid][kind].add(text)
             if kind == "label" and isinstance(value, ox.Literal) and value.language:
                 languages[text] = value.language
         out = {}
@@ -146,9 +155,11 @@ class Wikidata:
         wanted = sorted({n.strip() for n in names if n.strip()})
         terms = [ox.Literal(n, language=lang) for n in wanted for lang in ("en", "mul")]
         found: dict[str, dict[str, str]] = {n: {} for n in wanted}
-        for row in self._rows("wikidata-search", "name", terms):
-            name, qid, how = row["name"].value, qid_of(row["item"].value), row["how"].value
-            best = found.setdefault(name, {})
+        for row in self._rows("wikidata-search", "name", terms, ("name", "item", "how")):
+            name, qid, how = row["name"].value, item_qid(row["item"]), row["how"].value
+            if name not in found or qid is None:
+                continue
+            best = found[name]
             if best.get(qid) != "label":
                 best[qid] = how
         return {n: sorted(m.items(), key=lambda kv: _qnum(kv[0])) for n, m in found.items()}
@@ -157,7 +168,7 @@ class Wikidata:
         """Each item's employers, positions, fields of work and works; deprecated ones left out."""
         wanted = sorted(set(qids))
         merged: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
-        for row in self._rows("wikidata-statements", "item", [item_iri(q) for q in wanted]):
+        for row in self._rows("wikidata-statements", "item", [item_iri(q) for q in wanted], ("statement",)):
             node = merged[row["statement"].value]
             for name, value in row.items():
                 node[name].append(value)
@@ -175,7 +186,8 @@ class Wikidata:
         snaks: dict[str, set[tuple[str, str, str | None]]] = defaultdict(set)
         precision: dict[str, str] = {}
         of_statement: dict[str, set[str]] = defaultdict(set)
-        for row in self._rows("wikidata-references", "statement", [ox.NamedNode(s) for s in statements]):
+        needs = ("statement", "reference", "property", "value")
+        for row in self._rows("wikidata-references", "statement", [ox.NamedNode(s) for s in statements], needs):
             ref = row["reference"].value
             of_statement[row["statement"].value].add(ref)
             prop = row["property"].value[len(PROP) :]
@@ -193,6 +205,14 @@ class Wikidata:
         return {s: [references[r] for r in sorted(refs)] for s, refs in of_statement.items()}
 
 
+def item_qid(term: Term) -> str | None:
+    """``Q42`` for ``wd:Q42``; None for any other term (a property, a blank node, a foreign IRI)."""
+    if not isinstance(term, ox.NamedNode) or not term.value.startswith(WIKIDATA_ENTITY):
+        return None
+    qid = term.value[len(WIKIDATA_ENTITY) :]
+    return qid if is_qid(qid) else None
+
+
 def _first(fields: dict[str, list[Term]], name: str) -> Term | None:
     values = fields.get(name) or []
     return min(values, key=str) if values else None
@@ -202,6 +222,12 @@ def _text(term: Term | None) -> str | None:
     if term is None:
         return None
     return qid_of(term.value) if isinstance(term, ox.NamedNode) else term.value
+
+
+def _item(fields: dict[str, list[Term]], name: str) -> str | None:
+    """The Q-id of the first item IRI among ``name``'s values."""
+    qids = (item_qid(t) for t in sorted(fields.get(name) or [], key=str))
+    return next((q for q in qids if q is not None), None)
 
 
 def _date(fields: dict[str, list[Term]], name: str) -> Date | None:
@@ -215,10 +241,10 @@ def _statement(iri: str, fields: dict[str, list[Term]]) -> Statement | None:
     rank = _first(fields, "rank")
     if rank is not None and rank.value == DEPRECATED:
         return None
-    value = _text(_first(fields, "value"))
-    item = _text(_first(fields, "item"))
+    value = _item(fields, "value")  # a "some value" or "no value" node is not an item: left out
+    item = _item(fields, "item")
     prop = _text(_first(fields, "prop"))
-    if value is None or item is None or prop is None:
+    if value is None or item is None or prop is None or not re.fullmatch(r"P[1-9][0-9]*", prop):
         return None
     return Statement(
         item,
@@ -228,7 +254,7 @@ def _statement(iri: str, fields: dict[str, list[Term]]) -> Statement | None:
         _text(_first(fields, "valueLabel")),
         _date(fields, "start"),
         _date(fields, "end"),
-        _text(_first(fields, "of")),
+        _item(fields, "of"),
         _text(_first(fields, "ofLabel")),
         _date(fields, "date"),
         rank is not None and rank.value.endswith("PreferredRank"),

@@ -1,4 +1,5 @@
-"""Writing Turtle by hand, the way curators write it: terms for drafts, and the one clean edit
+"""Writing Turtle the way curators write it: terms for drafts (always through pyoxigraph's
+serializer), and the one clean edit
 `link suggest --apply` makes — an ``owl:sameAs`` line added to a subject's statement, and the
 prefixes it needs, with every other byte of the file kept.
 
@@ -13,13 +14,14 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.errors import InputError
 from kgprofiles.link.errors import NotApplied
+from kgprofiles.link.local import is_qid
 
 OWL = "http://www.w3.org/2002/07/owl#"
 WD = "http://www.wikidata.org/entity/"
@@ -40,26 +42,40 @@ _LOCAL = re.compile(r"[A-Za-z0-9_][\w-]*")
 
 # --------------------------------------------------------------------------------------- terms
 
-
-def literal(text: str) -> str:
-    """A Turtle string, escaped."""
-    return str(ox.Literal(text))
-
-
-def date_literal(iso: str, datatype: str) -> str:
-    """ "2019"^^xsd:gYear and the like (``datatype`` is the xsd local name)."""
-    return f"{literal(iso)}^^xsd:{datatype}"
+_CURIE_LOCAL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
+_XSD_BARE = {XSD + "boolean": re.compile(r"true|false"), XSD + "integer": re.compile(r"-?[0-9]+")}
+_NOT_IN_A_COMMENT = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
-def iri(value: str) -> str:
-    """``<value>``, or an InputError when ``value`` is not a valid absolute IRI."""
-    try:
-        return str(ox.NamedNode(value))
-    except ValueError as exc:
-        raise InputError(f"not a valid IRI: {value!r}") from exc
+def turtle_term(term: ox.NamedNode | ox.Literal, prefixes: Mapping[str, str]) -> str:
+    """``term`` as Turtle, written by pyoxigraph's serializer (so every character is escaped as
+    the syntax needs): an IRI as ``prefix:local`` where a namespace of ``prefixes`` covers it with a
+    plain local name, else ``<…>``; ``true`` and integers bare; other typed literals with a CURIE
+    for their datatype. Never text pasted between quotes."""
+    if isinstance(term, ox.NamedNode):
+        for name, namespace in prefixes.items():
+            local = term.value[len(namespace) :]
+            if term.value.startswith(namespace) and _CURIE_LOCAL.fullmatch(local):
+                return f"{name}:{local}"
+        return str(term)
+    datatype = term.datatype.value
+    if term.language or datatype == XSD + "string":
+        return str(term)
+    bare = _XSD_BARE.get(datatype)
+    if bare is not None and bare.fullmatch(term.value):
+        return term.value
+    return f"{ox.Literal(term.value)}^^{turtle_term(term.datatype, prefixes)}"
+
+
+def comment(text: str, limit: int = 200) -> str:
+    """``text`` made safe for a ``#`` comment: one line (line breaks and other control characters
+    become a space), at most ``limit`` characters."""
+    flat = _NOT_IN_A_COMMENT.sub(" ", text)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def is_iri(value: str) -> bool:
+    """An absolute IRI pyoxigraph accepts."""
     try:
         ox.NamedNode(value)
     except ValueError:
@@ -132,10 +148,12 @@ def add_same_as(path: Path, subject: str, target: str) -> Edit:
     """The edit that adds ``subject owl:sameAs target`` to ``path``: one line in the subject's
     statement (after its first line that ends a predicate with ``;``), plus ``@prefix`` lines for
     owl: and wd: where the file lacks them, aligned like its other prefixes."""
+    if not (target.startswith(WD) and is_qid(target[len(WD) :])):
+        raise NotApplied(f"{target[:200]!r} is not a Wikidata item IRI; nothing was written")
     before = path.read_bytes().decode("utf-8")
     base = path.resolve().as_uri()
     old = triples_of(before, base)
-    new_triple = f"<{subject}> <{SAME_AS}> <{target}>"
+    new_triple = f"{ox.NamedNode(subject)} {ox.NamedNode(SAME_AS)} {ox.NamedNode(target)}"
     if new_triple in old:
         return Edit(path, before, before)
     newline = "\r\n" if "\r\n" in before else "\n"
@@ -156,7 +174,7 @@ def add_same_as(path: Path, subject: str, target: str) -> Edit:
 def _term(value: str, preferred: str, namespace: str, prefixes: dict[str, str], extra: list[tuple[str, str]]) -> str:
     local = value[len(namespace) :] if value.startswith(namespace) else None
     if local is None or not _LOCAL.fullmatch(local):
-        return f"<{value}>"
+        return str(ox.NamedNode(value))
     for name, declared in sorted(prefixes.items()):
         if declared == namespace:
             return f"{name}:{local}"
@@ -164,14 +182,14 @@ def _term(value: str, preferred: str, namespace: str, prefixes: dict[str, str], 
         extra.append((preferred, namespace))
         prefixes[preferred] = namespace
         return f"{preferred}:{local}"
-    return f"<{value}>"
+    return str(ox.NamedNode(value))
 
 
 def _subject_text(subject: str, prefixes: dict[str, str]) -> str:
     for name, namespace in sorted(prefixes.items()):
         if subject.startswith(namespace) and _LOCAL.fullmatch(subject[len(namespace) :]):
             return f"{name}:{subject[len(namespace) :]}"
-    return f"<{subject}>"
+    return str(ox.NamedNode(subject))
 
 
 def _subject_start(text: str, subject: str, prefixes: dict[str, str]) -> int:
