@@ -67,3 +67,84 @@ def test_a_rebuild_drops_the_graph_of_a_removed_file(oxigraph_server, tmp_path: 
     assert kg("build", "--endpoint", endpoint, "--quiet", env={"KGPROFILES_DATA": str(data)})[0] == 0
     code, out = kg("people", "--name", "jane", "--endpoint", endpoint)
     assert code == 0 and out.strip() == "0 people"
+
+
+# -- failed writes leave nothing behind ----------------------------------------------------------
+
+
+def _staging_graphs(endpoint: str) -> list[str]:
+    from kgprofiles.store.oxigraph import STAGING_GRAPH_PREFIX
+    from kgprofiles.store.remote import RemoteStore
+
+    store = RemoteStore(endpoint)
+    rows = store.query("SELECT DISTINCT ?g WHERE { GRAPH ?g {} }")
+    return [r["g"].value for r in rows if r["g"].value.startswith(STAGING_GRAPH_PREFIX)]  # type: ignore[union-attr]
+
+
+def _renamed_topics(tmp_path: Path) -> tuple[Path, Path]:
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    path = data / "topics" / "topics.ttl"
+    path.write_text(path.read_text(encoding="utf-8").replace('"Inference and serving"', '"Never committed"'))
+    return data, path
+
+
+def test_a_load_whose_swap_fails_leaves_nothing_visible(oxigraph_server, tmp_path: Path) -> None:
+    """The proxy fails the one update that moves the staged graphs into place: the load fails,
+    its staging graphs are dropped, and no query sees any of it."""
+    from fault_proxy import fault_proxy
+
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    before = server_quads(endpoint)
+    data, path = _renamed_topics(tmp_path)
+
+    def fail_the_swap(method: str, where: str, body: bytes) -> int | None:
+        return 500 if method == "POST" and b"MOVE" in body else None
+
+    with fault_proxy(oxigraph_server.base_url, fail_the_swap) as proxy:
+        code, out = kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})
+    assert code == 4 and "HTTP 500" in out and "Traceback" not in out
+    assert _staging_graphs(endpoint) == []
+    assert server_quads(endpoint) == before
+    names = kg("query", "-e", "ASK { ?t kgp:name 'Never committed' }", "--endpoint", endpoint)
+    assert names == (0, "false\n")
+
+
+def test_staging_left_by_a_write_that_lost_the_server_is_removed_by_the_next_write(
+    oxigraph_server, tmp_path: Path
+) -> None:
+    """The proxy fails every update after the uploads (the swap and the clean-up): the staging
+    graphs stay on the server; the next write removes them, and the never-committed data is
+    never listed (it used to be, once per failed write)."""
+    from fault_proxy import fault_proxy
+
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    data, path = _renamed_topics(tmp_path)
+
+    def fail_every_update(method: str, where: str, body: bytes) -> int | None:
+        return 503 if method == "POST" and where.startswith("/update") else None
+
+    with fault_proxy(oxigraph_server.base_url, fail_every_update) as proxy:
+        code, out = kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})
+    assert code == 4 and "staging graphs may remain" in out, out
+    assert _staging_graphs(endpoint)
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    assert _staging_graphs(endpoint) == []
+    never = "SELECT ?t WHERE { ?t kgp:name 'Never committed' }"
+    assert kg("query", "-e", never, "-f", "csv", "--endpoint", endpoint) == (0, "t\n")
+
+
+def test_store_gc_drops_leftover_staging_graphs_on_a_server(oxigraph_server, tmp_path: Path) -> None:
+    from fault_proxy import fault_proxy
+
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    data, path = _renamed_topics(tmp_path)
+    with fault_proxy(oxigraph_server.base_url, lambda m, w, b: 503 if w.startswith("/update") else None) as proxy:
+        assert kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})[0] == 4
+    assert _staging_graphs(endpoint)
+    code, out = kg("store", "gc", "--endpoint", endpoint)
+    assert code == 0 and "dropped" in out
+    assert _staging_graphs(endpoint) == []

@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from kgprofiles.cli.options import NoWaitOption, StoreOption, store_settings, write_options
+from kgprofiles.cli.options import (
+    EndpointOption,
+    NoWaitOption,
+    StoreOption,
+    project_settings,
+    store_settings,
+    write_options,
+)
+from kgprofiles.config import Settings
 from kgprofiles.errors import InputError, StoreError
 
 store_app = typer.Typer(
@@ -56,11 +64,15 @@ def check(ctx: typer.Context, store: StoreOption = None) -> None:
 
 
 @store_app.command("gc")
-def gc(ctx: typer.Context, store: StoreOption = None) -> None:
+def gc(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption = None) -> None:
     """Remove the generations that are neither published nor held by a reader (a running server,
-    a query), and what a killed build or load left behind. Safe beside readers and writers."""
+    a query), and what a killed build or load left behind. Safe beside readers and writers.
+    With --endpoint: drop the staging graphs a failed write left on the SPARQL server."""
     from kgprofiles.store import generations
 
+    if endpoint is not None or project_settings(ctx).endpoint:
+        _purge_remote(store_settings(ctx, store, endpoint))
+        return
     path = _store_path(ctx, store)
     try:
         with generations.writer_lock(path, command="kgprofiles store gc", wait=False):
@@ -72,6 +84,18 @@ def gc(ctx: typer.Context, store: StoreOption = None) -> None:
     for name in collected.in_use:
         typer.echo(f"kept {name}: a reader holds it")
     typer.echo(f"freed {collected.freed_bytes / 1e6:.1f} MB")
+
+
+def _purge_remote(settings: Settings) -> None:
+    from kgprofiles.store import open_store
+    from kgprofiles.store.remote import RemoteStore
+
+    remote = open_store(settings)
+    assert isinstance(remote, RemoteStore)
+    dropped = remote.purge_staging()
+    for graph in dropped:
+        typer.echo(f"dropped {graph}")
+    typer.echo(f"dropped {len(dropped)} staging graph(s) on {settings.endpoint}")
 
 
 @store_app.command("use")

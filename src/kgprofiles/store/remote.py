@@ -41,9 +41,13 @@ Atomic replacement (``replace_graphs``): each new graph is PUT whole into its ow
 ``https://w3id.org/kgprofiles/graph/staging/<token>/<n>``; then ONE update request does, for each
 target, ``DROP SILENT GRAPH <target> ; MOVE <staging> TO <target>`` and drops the ``drop`` graphs.
 MOVE is not SILENT, so a staging graph gone missing fails the whole request instead of emptying a
-target. If anything fails, the staging graphs are dropped (best effort: if the server is gone they
-stay, invisible to ``graphs()`` and ``quads()``; ``purge_staging()`` removes them). While graphs
-are staged, readers of the union default graph can see the staged triples next to the old ones.
+target. If anything fails, the staging graphs are dropped; if even that fails (the server went
+away), they stay, invisible to ``graphs()``, ``quads()`` and dumps, and the next write removes
+them before it stages anything (``purge_staging()``; ``kgprofiles store gc --endpoint URL`` does
+it on demand). Limits of what a plain SPARQL server allows: while graphs are staged, and until
+leftovers are purged, SPARQL queries over the union default graph can see the staged triples next
+to the old ones; and the server cannot lock, so one writer at a time is the operator's to keep
+(the embedded store enforces it).
 Costs: each triple crosses the network once, the server stores it twice (staging, then MOVE), and
 each graph's N-Triples text is built in memory before its PUT. Measured against a local
 ``oxigraph serve`` 0.5.13 on disk: replacing a graph of 10,000 triples takes about 1 s; of 100,000
@@ -300,6 +304,7 @@ class RemoteStore:
         drop the ``drop`` graphs: staged by PUT, then moved by ONE update (module docstring).
         On failure the targets are unchanged and the staging graphs are dropped."""
         dropped = check_replacement(graphs, drop)
+        self.purge_staging()  # what a failed or killed earlier write could not remove
         token = secrets.token_hex(8)
         staged: dict[str, str | None] = {}
         try:
@@ -322,7 +327,7 @@ class RemoteStore:
             self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging)))
         except KgError as exc:
             if isinstance(cause, KgError):
-                note = f"staging graphs may remain on the server ({exc.message}); purge_staging() removes them"
+                note = f"staging graphs may remain on the server ({exc.message}); the next write removes them"
                 cause.hint = f"{cause.hint}\n{note}" if cause.hint else note
 
     def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:
