@@ -304,6 +304,8 @@ class RemoteStore:
         drop the ``drop`` graphs: staged by PUT, then moved by ONE update (module docstring).
         On failure the targets are unchanged and the staging graphs are dropped."""
         dropped = check_replacement(graphs, drop)
+        if graphs:
+            self._graph_url(STAGING_GRAPH_PREFIX)  # no Graph Store endpoint: say so before anything
         self.purge_staging()  # what a failed or killed earlier write could not remove
         token = secrets.token_hex(8)
         staged: dict[str, str | None] = {}
