@@ -1,14 +1,14 @@
 """The JSON API: ``/api/person/{id}`` and ``/api/person/{id}/related``, the same models as
 ``kgprofiles profile --format json`` and ``kgprofiles related --format json`` (render/json.py).
-``{id}`` is anything the CLI accepts: a slug, CURIE, IRI, name or Wikidata Q-id."""
+``{id}`` is anything the CLI accepts: a slug, CURIE, IRI, name or Wikidata Q-id. Errors are
+answered by the app's error boundary (``web/errors.py``) as ``{"error": …, "hint": …}``."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from kgprofiles.errors import KgError
-from kgprofiles.profiles import Ambiguous, NotFound
+from kgprofiles.errors import InputError
 from kgprofiles.render import json as json_view
 from kgprofiles.vocab import PREFIXES
 from kgprofiles.web.site import site_of
@@ -16,20 +16,9 @@ from kgprofiles.web.site import site_of
 JSON = "application/json"
 
 
-def _error(exc: KgError) -> Response:
-    status = 404 if isinstance(exc, NotFound) else 409 if isinstance(exc, Ambiguous) else 400
-    body = {"error": exc.message}
-    if exc.hint:
-        body["hint"] = exc.hint
-    return JSONResponse(body, status_code=status)
-
-
 def person(request: Request) -> Response:
     views = site_of(request).views
-    try:
-        profile = views.profile(views.resolve_person(request.path_params["id"]))
-    except KgError as exc:
-        return _error(exc)
+    profile = views.profile(views.resolve_person(request.path_params["id"]))
     return Response(json_view.profile(profile), media_type=JSON)
 
 
@@ -37,11 +26,8 @@ def related(request: Request) -> Response:
     views = site_of(request).views
     limit_text = request.query_params.get("limit")
     if limit_text is not None and not (limit_text.isdigit() and int(limit_text) > 0):
-        return JSONResponse({"error": f"limit must be a positive whole number, not {limit_text!r}"}, status_code=400)
-    try:
-        people = views.related(views.resolve_person(request.path_params["id"]), int(limit_text) if limit_text else None)
-    except KgError as exc:
-        return _error(exc)
+        raise InputError(f"limit must be a positive whole number, not {limit_text!r}")
+    people = views.related(views.resolve_person(request.path_params["id"]), int(limit_text) if limit_text else None)
     return Response(json_view.related(people), media_type=JSON)
 
 

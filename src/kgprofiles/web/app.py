@@ -26,8 +26,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from kgprofiles.config import Settings
+from kgprofiles.errors import KgError
 from kgprofiles.store.base import Store
-from kgprofiles.web import api, pages, resources, sparql
+from kgprofiles.web import api, errors, pages, resources, sparql
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
 from kgprofiles.web.headers import SecurityHeaders
@@ -82,7 +83,7 @@ def create_app(
         routes=routes(site),
         # Outermost first: every response gets the headers, every request one snapshot of the store.
         middleware=[Middleware(SecurityHeaders), Middleware(PinSnapshot, site=site)],
-        exception_handlers={HTTPException: http_error},
+        exception_handlers={HTTPException: http_error, KgError: errors.kg_error},
         lifespan=lifespan,
     )
     app.state.site = site

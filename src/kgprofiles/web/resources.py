@@ -44,13 +44,10 @@ def resource(request: Request) -> Response:
         asked = {"application/xhtml+xml": "text/html", "application/json": "application/ld+json"}.get(chosen, chosen)
         headers["Content-Location"] = path + suffix_for(asked)
     site = site_of(request)
-    try:
-        if asked == "text/html":
-            return pages.html(pages.resource_page(site, kind, iri), headers=headers)
-        fmt = RDF_FORMATS[asked]
-        body = data(site, kind, iri, fmt)
-    except NotFound as exc:
-        return pages.not_found(request, exc.message)
+    if asked == "text/html":
+        return pages.html(pages.resource_page(site, kind, iri), headers=headers)
+    fmt = RDF_FORMATS[asked]
+    body = data(site, kind, iri, fmt)
     return Response(body, headers={**headers, "Content-Type": MEDIA_TYPES[fmt] + "; charset=utf-8"})
 
 

@@ -1,0 +1,54 @@
+"""The web app's one error boundary: handlers raise, this picks the status and the form.
+
+A KgError becomes its status (``status_of``) with its message and hint: JSON under ``/api/``,
+plain text for the SPARQL endpoint and for clients that do not ask for HTML, and the helpful 404
+page for a page that does not exist. Anything else is a bug: ``web/headers.py`` answers it with a
+plain 500, never a traceback (the server logs the exception).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from kgprofiles.errors import InputError, KgError, QueryError, RemoteError, StoreError
+from kgprofiles.profiles import Ambiguous, NotFound
+
+def status_of(error: KgError) -> int:
+    """The HTTP status for an error a handler raised."""
+    from kgprofiles.web.engine import Forbidden, LimitHit
+
+    if isinstance(error, NotFound):
+        return 404
+    if isinstance(error, Ambiguous):
+        return 409
+    if isinstance(error, LimitHit):
+        return 503 if error.which == "time" else 422
+    if isinstance(error, Forbidden):
+        return 403
+    if isinstance(error, QueryError | InputError):
+        return 400
+    if isinstance(error, RemoteError):
+        return 502
+    if isinstance(error, StoreError):
+        return 503
+    return 500
+
+
+def error_response(request: Request, error: KgError, headers: dict[str, str] | None = None) -> Response:
+    """The response for ``error``, in the form the request's path and Accept call for."""
+    from kgprofiles.web import pages
+
+    status = status_of(error)
+    if request.url.path.startswith("/api/"):
+        body = {"error": error.message} | ({"hint": error.hint} if error.hint else {})
+        return JSONResponse(body, status_code=status, headers=headers)
+    if status == 404 and not request.url.path.startswith("/sparql"):
+        return pages.not_found(request, error.message)
+    text = error.message if not error.hint else f"{error.message}\nhint: {error.hint}"
+    return PlainTextResponse(text + "\n", status_code=status, headers=headers)
+
+
+async def kg_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, KgError)
+    return error_response(request, exc)
