@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from kgprofiles.errors import InputError, KgError, QueryError, RemoteError, StoreError
 from kgprofiles.profiles import Ambiguous, NotFound
 
+
 def status_of(error: KgError) -> int:
     """The HTTP status for an error a handler raised."""
     from kgprofiles.web.engine import Forbidden, LimitHit
