@@ -1,0 +1,139 @@
+"""The public API, re-exported by ``kgprofiles``: a project, its store, and what the commands do.
+
+Everything is keyword-only past the first argument, like pyoxigraph's bindings; results are plain
+data (dicts and lists ready for JSON) or the typed reports the commands print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from kgprofiles.config import RELATED_ON_PROFILE, Settings, load_settings
+
+if TYPE_CHECKING:  # imported when used: `import kgprofiles` stays quick
+    from kgprofiles.pipeline import BuildReport
+    from kgprofiles.store.base import QueryResult, Store, Term
+    from kgprofiles.validate import ValidationReport
+
+__all__ = ["Graph", "Project"]
+
+
+class Project:
+    """A kgprofiles project: its data, ontology, shapes and queries, and where its store is.
+
+    ``root`` is the project directory (default: the current one, or this checkout). ``store`` (a
+    directory, or ``"memory:"``) and ``endpoint`` (a SPARQL 1.1 query endpoint URL) override
+    ``kgprofiles.toml`` and the environment, as ``--store`` and ``--endpoint`` do.
+
+    >>> import tempfile
+    >>> project = Project(store=tempfile.mkdtemp() + "/store")
+    >>> project.validate().conforms
+    True
+    >>> report = project.build()
+    >>> report.files[:1]
+    ['data/organizations/organizations.ttl']
+    >>> with project.open() as graph:
+    ...     graph.profile("horace-he", related=2)["name"]
+    'Horace He'
+    """
+
+    def __init__(self, root: str | Path | None = None, *, store: str | None = None, endpoint: str | None = None):
+        settings = load_settings(Path(root) if root is not None else None)
+        if store is not None and store != "memory:":
+            store = str(Path(store).absolute())
+        self.settings: Settings = settings.with_overrides(store=store, endpoint=endpoint)
+
+    def __repr__(self) -> str:
+        return f"Project({str(self.settings.root)!r}, store={self.settings.endpoint or self.settings.store!r})"
+
+    def validate(self, *, paths: Iterable[str | Path] | None = None) -> ValidationReport:
+        """The SHACL report of ``paths`` (files or directories; default: the data directory)."""
+        from kgprofiles.ingest import parse_files
+        from kgprofiles.validate import validate_files
+
+        files = parse_files([Path(p) for p in paths] if paths else [self.settings.data_dir], self.settings.root)
+        return validate_files(files, self.settings)
+
+    def build(
+        self, *, paths: Iterable[str | Path] | None = None, wait: bool = True, reference: bool = False
+    ) -> BuildReport:
+        """Build the store from ``paths`` (default: the data directory), atomically: a KgError and
+        the store as it was, or the new store published. ``wait=False``: fail with StoreBusy if
+        another process is writing the store. ``reference``: pyshacl and owlrl themselves."""
+        from kgprofiles.pipeline import WriteOptions, build
+
+        found = [Path(p) for p in paths] if paths else None
+        return build(self.settings, found, reference=reference, writing=WriteOptions(wait=wait))
+
+    def load(self, paths: Iterable[str | Path], *, wait: bool = True) -> BuildReport:
+        """Add or replace these files in the built store, all or nothing."""
+        from kgprofiles.pipeline import WriteOptions, load
+
+        return load(self.settings, [Path(p) for p in paths], writing=WriteOptions(wait=wait))
+
+    def open(self) -> Graph:
+        """The built graph, to read: the store's published generation, opened read-only. Close it
+        (or use ``with``) to let a later build remove the generation."""
+        from kgprofiles.store import open_store
+
+        return Graph(open_store(self.settings, read_only=True), self.settings)
+
+
+class Graph:
+    """The built graph of a project, opened to read (``Project.open``)."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        from kgprofiles.profiles import Views
+
+        self._store = store
+        self._settings = settings
+        self._views = Views(store, settings.queries_dir, settings.related_weights)
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._store.close()
+
+    def profile(self, person: str, *, related: int = RELATED_ON_PROFILE) -> dict[str, Any]:
+        """A person's profile (a slug, CURIE, IRI, name or Q-id), as ``kgprofiles profile
+        --format json`` gives it (``render/profile.schema.json``)."""
+        from kgprofiles.render.json import profile_data
+
+        return profile_data(self._views.profile(self._views.resolve_person(person), related))
+
+    def related(self, person: str, *, limit: int | None = None) -> list[dict[str, Any]]:
+        """People related to a person, best first, each with the reason and the score's parts."""
+        from kgprofiles.render.json import related_data
+
+        people = self._views.related(self._views.resolve_person(person), limit)
+        return [related_data(r) for r in people]
+
+    def query(self, name: str, **params: str | Term) -> QueryResult:
+        """Run a named query from ``queries/`` with its parameters (strings are read as the
+        header's types say; RDF terms are bound as they are). SELECT gives a SelectResult (rows of
+        terms), ASK a bool, CONSTRUCT a list of triples.
+
+        >>> import tempfile
+        >>> project = Project(store=tempfile.mkdtemp() + "/store")
+        >>> _ = project.build()
+        >>> with project.open() as graph:
+        ...     rows = graph.query("org-members", org="pytorch")
+        ...     len(rows) > 0
+        True
+        """
+        from kgprofiles.queries import get_query
+
+        return get_query(self._settings.queries_dir, name).run(self._store, params)
+
+    def sparql(self, text: str, *, bindings: Mapping[str, Term] | None = None) -> QueryResult:
+        """Run SPARQL text (SELECT, ASK, CONSTRUCT, DESCRIBE) with ``bindings`` bound as RDF terms."""
+        return self._store.query(text, bindings)
