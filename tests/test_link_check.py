@@ -14,8 +14,8 @@ import pytest
 
 from conftest import ROOT
 from kgprofiles.config import load_settings
-from kgprofiles.link import config
-from kgprofiles.link.config import ClientConfig, client_config
+from kgprofiles.link import wikidata_settings as config
+from kgprofiles.link.wikidata_settings import ClientConfig, client_config
 from wikidata.faults import FaultServer, closed_port_url, html, ok, too_many
 from wikidata.project import DATA, project, run_cli
 

@@ -19,15 +19,15 @@ import pytest
 
 from conftest import ROOT
 from kgprofiles.link.client import WikidataClient, retry_after
-from kgprofiles.link.config import PROJECT_URL, ClientConfig
-from kgprofiles.link.errors import (
+from kgprofiles.link.wikidata import Wikidata
+from kgprofiles.link.wikidata_errors import (
     WikidataBadAnswer,
     WikidataRateLimited,
     WikidataRedirected,
     WikidataTimeout,
     WikidataUnreachable,
 )
-from kgprofiles.link.remote import Wikidata
+from kgprofiles.link.wikidata_settings import PROJECT_URL, ClientConfig
 from wikidata.faults import (
     SPARQL_JSON,
     FaultServer,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from kgprofiles.link.errors import NotApplied
 from kgprofiles.link.turtle import add_same_as
+from kgprofiles.link.wikidata_errors import NotApplied
 from wikidata.faults import FaultServer, Reply, answer, literal, redirect, silent, uri
 from wikidata.project import DATA, copy_data, project, run_cli
 
@@ -263,7 +263,7 @@ def test_the_readme_lists_the_limits_and_their_defaults() -> None:
     import tomllib
 
     from conftest import ROOT
-    from kgprofiles.link.config import ClientConfig
+    from kgprofiles.link.wikidata_settings import ClientConfig
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("```toml\n[kgprofiles.wikidata]\n", 1)[1].split("```", 1)[0]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from kgprofiles.link.errors import NotApplied
 from kgprofiles.link.turtle import add_same_as, triples_of
+from kgprofiles.link.wikidata_errors import NotApplied
 from wikidata.project import DATA, copy_data, project, run_cli
 
 pytest_plugins = ["wikidata.fixtures"]

@@ -60,7 +60,7 @@ def no_public_wikidata(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the default endpoint a closed loopback port, so a test that forgets to name its endpoint
     fails fast instead of calling the public Wikidata endpoint; ignore the developer's own
     KGPROFILES_WIKIDATA_* settings, and turn the cache off."""
-    from kgprofiles.link import config
+    from kgprofiles.link import wikidata_settings as config
 
     monkeypatch.setattr(config, "DEFAULT_ENDPOINT", closed_port_url())
     monkeypatch.delenv("KGPROFILES_WIKIDATA_ENDPOINT", raising=False)

@@ -49,11 +49,11 @@ def _say(message: str) -> None:
 
 @contextmanager
 def _session(ctx: typer.Context, data: Path | None, endpoint: str | None, no_cache: bool) -> Iterator[tuple]:
-    """Our data (LocalData) and Wikidata (remote.Wikidata) for one command."""
+    """Our data (LocalData) and Wikidata (link.wikidata.Wikidata) for one command."""
     from kgprofiles.link.client import WikidataClient
-    from kgprofiles.link.config import client_config
     from kgprofiles.link.local import LocalData
-    from kgprofiles.link.remote import Wikidata
+    from kgprofiles.link.wikidata import Wikidata
+    from kgprofiles.link.wikidata_settings import client_config
 
     settings = project_settings(ctx)
     config = client_config(settings, endpoint=endpoint)
@@ -128,9 +128,9 @@ def suggest_command(
     type, ranked by evidence (shared employer, works, fields of work, dates). --apply adds
     `owl:sameAs wd:Q…` to the entity's data file as one clean edit, and refuses below the
     threshold unless --yes is given."""
-    from kgprofiles.link.errors import NotApplied
     from kgprofiles.link.suggest import format_json, format_text, suggest
     from kgprofiles.link.turtle import WD, add_same_as
+    from kgprofiles.link.wikidata_errors import NotApplied
 
     _check_format(output)
     if (entity is None) == (not all_entities):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from kgprofiles.link.errors import WikidataBadAnswer
+from kgprofiles.link.wikidata_errors import WikidataBadAnswer
 from kgprofiles.store.base import SelectResult, Term
 
 _LANGUAGE = re.compile(r"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")  # BCP 47, as RDF literals take it

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kgprofiles.link.local import LocalEntity, is_qid, qid_of
 from kgprofiles.link.names import same_name
-from kgprofiles.link.remote import HUMAN, Item, Wikidata
+from kgprofiles.link.wikidata import HUMAN, Item, Wikidata
 
 OK, REDIRECT, WRONG_TYPE, LABEL_MISMATCH, MISSING, NOT_AN_ITEM = (
     "ok",

@@ -37,9 +37,9 @@ from typing import ClassVar
 from SPARQLWrapper import GET, JSON, POST, SPARQLWrapper
 
 from kgprofiles.link.answers import read_select, snippet
-from kgprofiles.link.config import ClientConfig
-from kgprofiles.link.errors import WikidataBadAnswer, WikidataRateLimited
 from kgprofiles.link.transport import HINT, REDIRECT_STATUSES, Answer, BrokenConnection, Limits, exchange
+from kgprofiles.link.wikidata_errors import WikidataBadAnswer, WikidataRateLimited
+from kgprofiles.link.wikidata_settings import ClientConfig
 from kgprofiles.store.base import SelectResult
 
 RESULT_TYPES = ("application/sparql-results+json", "application/json")

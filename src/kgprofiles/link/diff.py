@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from kgprofiles.link.dates import Date
 from kgprofiles.link.local import LocalClaim, LocalData, LocalEntity, curie, qid_of
 from kgprofiles.link.names import same_name
-from kgprofiles.link.remote import Item, Statement, Wikidata
+from kgprofiles.link.wikidata import Item, Statement, Wikidata
+from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.vocab import KGP
 
 AGREES, DIFFERS, ONLY_OURS, ONLY_WIKIDATA = "agrees", "differs", "only ours", "only Wikidata"

@@ -27,11 +27,11 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kgprofiles.errors import InputError, KgError
-from kgprofiles.link.dates import Date
-from kgprofiles.link.errors import WikidataBadAnswer
 from kgprofiles.link.local import WIKIDATA_ENTITY, LocalData, LocalEntity, is_qid, qid_of
-from kgprofiles.link.remote import HUMAN, Reference, Statement, Wikidata
 from kgprofiles.link.turtle import comment, is_iri, turtle_term
+from kgprofiles.link.wikidata import HUMAN, Reference, Statement, Wikidata
+from kgprofiles.link.wikidata_dates import Date
+from kgprofiles.link.wikidata_errors import WikidataBadAnswer
 from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, PERSON, PROFILE, SOURCE, TOPIC, WORK
 
 PREFIX_LINES = (

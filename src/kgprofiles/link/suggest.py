@@ -23,10 +23,10 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from kgprofiles.link.dates import Date
 from kgprofiles.link.local import LocalClaim, LocalData, LocalEntity, qid_of
 from kgprofiles.link.names import same_name
-from kgprofiles.link.remote import HUMAN, Item, Statement, Wikidata
+from kgprofiles.link.wikidata import HUMAN, Item, Statement, Wikidata
+from kgprofiles.link.wikidata_dates import Date
 
 DEFAULT_THRESHOLD = 0.8
 POINTS = {

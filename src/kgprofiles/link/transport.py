@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit
 
-from kgprofiles.link.errors import (
+from kgprofiles.link.wikidata_errors import (
     WikidataBadAnswer,
     WikidataError,
     WikidataRedirected,

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.link.errors import NotApplied
 from kgprofiles.link.local import is_qid
+from kgprofiles.link.wikidata_errors import NotApplied
 
 OWL = "http://www.w3.org/2002/07/owl#"
 WD = "http://www.wikidata.org/entity/"

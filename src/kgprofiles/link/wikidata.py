@@ -23,8 +23,8 @@ import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
 from kgprofiles.link.client import WikidataClient
-from kgprofiles.link.dates import Date
 from kgprofiles.link.local import WIKIDATA_ENTITY, is_qid, qid_of
+from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.queries import NamedQuery, get_query
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_rows
