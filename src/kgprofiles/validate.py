@@ -15,7 +15,7 @@ from rdflib.term import Node
 
 from kgprofiles.config import Settings
 from kgprofiles.ingest import SourceFile, collect_files, union_graph
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import KGS, PREFIXES, curie
 
 SEVERITIES = {SH.Violation: "violation", SH.Warning: "warning", SH.Info: "info"}
 _SEVERITY_ORDER = {"violation": 0, "warning": 1, "info": 2}
@@ -83,18 +83,15 @@ class ValidationReport:
         )
 
 
+_SHOWN_PREFIXES = {**PREFIXES, "kgs": str(KGS)}
+
+
 def compact(node: Node | None) -> str | None:
     """A term as a CURIE with the project prefixes, or as <IRI>, or as a literal's text."""
     if node is None:
         return None
     if isinstance(node, URIRef):
-        iri = str(node)
-        for prefix, namespace in PREFIXES.items():
-            if iri.startswith(namespace) and iri != namespace:
-                return f"{prefix}:{iri[len(namespace) :]}"
-        if iri.startswith("https://w3id.org/kgprofiles/shapes#"):
-            return "kgs:" + iri.split("#", 1)[1]
-        return f"<{iri}>"
+        return curie(str(node), _SHOWN_PREFIXES) or f"<{node}>"
     if isinstance(node, BNode):
         return f"_:{node}"
     return str(node)

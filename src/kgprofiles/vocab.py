@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rdflib import Namespace
 from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
 
@@ -49,6 +51,25 @@ PREFIXES: dict[str, str] = {
     "prov": str(PROV),
     "wd": str(WD),
 }
+
+#: What may follow a prefix in a CURIE the project prints (a Turtle local name without escapes).
+_LOCAL_NAME = re.compile(r"[A-Za-z0-9_][\w.-]*(?<!\.)")
+
+
+def curie(iri: str, prefixes: dict[str, str] = PREFIXES) -> str | None:
+    """``person:horace-he`` for an IRI in one of the namespaces, or None when it is in none of
+    them or what follows is not a plain local name. The one way IRIs are shortened for people.
+
+    >>> curie("https://w3id.org/kgprofiles/id/person/horace-he")
+    'person:horace-he'
+    >>> curie("https://example.org/x") is None
+    True
+    """
+    for prefix, namespace in prefixes.items():
+        if iri.startswith(namespace) and _LOCAL_NAME.fullmatch(iri[len(namespace) :]):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return None
+
 
 #: Slug prefixes: a bare slug such as ``horace-he`` resolves to ``person:horace-he``.
 SLUG_NAMESPACES = {"person": PERSON, "organization": ORGANIZATION, "topic": TOPIC}

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles import vocab
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
 from kgprofiles.ingest import SourceFile, collect_files, parse_file, parse_files
 from kgprofiles.queries import get_query, resolve_iri
 from kgprofiles.store.base import SelectResult, Term
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, ORGANIZATION, PREFIXES, WD
+from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, ORGANIZATION, WD
 
 WIKIDATA_ENTITY = str(WD)
 QID = re.compile(r"Q[1-9][0-9]{0,11}")
@@ -38,10 +39,7 @@ def qid_of(iri: str) -> str:
 
 def curie(iri: str) -> str:
     """``person:horace-he`` for an IRI in a project namespace, else ``<iri>``."""
-    for prefix, namespace in PREFIXES.items():
-        if iri.startswith(namespace) and re.fullmatch(r"[A-Za-z0-9_][\w.-]*", iri[len(namespace) :]):
-            return f"{prefix}:{iri[len(namespace) :]}"
-    return f"<{iri}>"
+    return vocab.curie(iri) or f"<{iri}>"
 
 
 @dataclass(frozen=True)

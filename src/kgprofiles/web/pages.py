@@ -12,10 +12,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
+from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
 from kgprofiles.render.html import page, person_jsonld
-from kgprofiles.vocab import ID, PREFIXES
+from kgprofiles.vocab import ID
 from kgprofiles.web import models
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
@@ -41,10 +42,7 @@ def alternates(iri: str) -> list[tuple[str, str]]:
 
 
 def curie(iri: str) -> str:
-    for prefix, namespace in PREFIXES.items():
-        if iri.startswith(namespace) and iri != namespace:
-            return f"{prefix}:{iri[len(namespace) :]}"
-    return iri
+    return vocab.curie(iri) or iri
 
 
 # ------------------------------------------------------------------------------ site pages
