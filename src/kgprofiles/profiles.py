@@ -20,7 +20,7 @@ import pyoxigraph as ox
 from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError
-from kgprofiles.queries import get_query, load_queries, resolve_iri
+from kgprofiles.queries import load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store.base import SelectResult, Store, Term
@@ -162,9 +162,7 @@ class Views:
         self._kinds: dict[str, tuple[int, str]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
-        result = get_query(self.queries_dir, name).run(self.store, values)
-        assert isinstance(result, SelectResult), name
-        return result
+        return select(self.store, self.queries_dir, name, **values)
 
     # -------------------------------------------------------------------- resolving names
 

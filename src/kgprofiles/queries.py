@@ -22,7 +22,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
-from kgprofiles.store.base import QueryResult, Store, Term
+from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
 from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES
 
 PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer", "decimal")
@@ -135,8 +135,15 @@ def parse_query_file(path: Path) -> NamedQuery:
 
 @lru_cache(maxsize=8)
 def load_queries(queries_dir: Path) -> dict[str, NamedQuery]:
-    """Every named query under ``queries_dir``, by name."""
-    return {q.name: q for q in (parse_query_file(p) for p in sorted(queries_dir.glob("*.rq")))}
+    """Every named query under ``queries_dir``, by name (read again only when a file changes)."""
+    paths = sorted(queries_dir.glob("*.rq"))
+    stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    return _parsed(queries_dir, stamp)
+
+
+@lru_cache(maxsize=16)
+def _parsed(queries_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> dict[str, NamedQuery]:
+    return {q.name: q for q in (parse_query_file(queries_dir / name) for name, _, _ in stamp)}
 
 
 def get_query(queries_dir: Path, name: str) -> NamedQuery:
@@ -144,3 +151,19 @@ def get_query(queries_dir: Path, name: str) -> NamedQuery:
     if name not in queries:
         raise QueryError(f"no named query {name!r}", f"known queries: {', '.join(sorted(queries))}")
     return queries[name]
+
+
+def select(store: Store, queries_dir: Path, name: str, **values: str | Term) -> SelectResult:
+    """The rows of the named SELECT query ``name`` over ``store``: the one way views run queries."""
+    result = get_query(queries_dir, name).run(store, values)
+    if not isinstance(result, SelectResult):
+        raise QueryError(f"the named query {name!r} is not a SELECT query")
+    return result
+
+
+def ask(store: Store, queries_dir: Path, name: str, **values: str | Term) -> bool:
+    """The answer of the named ASK query ``name`` over ``store``."""
+    result = get_query(queries_dir, name).run(store, values)
+    if not isinstance(result, bool):
+        raise QueryError(f"the named query {name!r} is not an ASK query")
+    return result

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles import vocab
+from kgprofiles import queries, vocab
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
 from kgprofiles.ingest import SourceFile, collect_files, parse_file, parse_files
-from kgprofiles.queries import get_query, resolve_iri
+from kgprofiles.queries import resolve_iri
 from kgprofiles.store.base import SelectResult, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, ORGANIZATION, WD
@@ -95,14 +95,10 @@ class LocalData:
         self.store.close()
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
-        result = get_query(self.settings.queries_dir, name).run(self.store, values)
-        assert isinstance(result, SelectResult), name
-        return result
+        return queries.select(self.store, self.settings.queries_dir, name, **values)
 
     def ask(self, name: str, **values: str | Term) -> bool:
-        result = get_query(self.settings.queries_dir, name).run(self.store, values)
-        assert isinstance(result, bool), name
-        return result
+        return queries.ask(self.store, self.settings.queries_dir, name, **values)
 
     def file_of(self, graph: str) -> Path | None:
         if graph.startswith(FILE_GRAPH_PREFIX):

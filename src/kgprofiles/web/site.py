@@ -25,7 +25,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgprofiles.config import Settings
 from kgprofiles.profiles import Views
-from kgprofiles.queries import get_query
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.web.engine import Engine, Limits
@@ -182,9 +181,7 @@ class Site:
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         """The rows of a named query from queries/."""
-        result = get_query(self.settings.queries_dir, name).run(self.store, values)
-        assert isinstance(result, SelectResult), name
-        return result
+        return self.views.select(name, **values)
 
     def close(self) -> None:
         with self._lock:
