@@ -19,8 +19,8 @@ import pyoxigraph as ox
 
 from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.dates import format_date, precision
-from kgprofiles.errors import InputError
-from kgprofiles.queries import load_queries, resolve_iri, select
+from kgprofiles.errors import InputError, QueryError
+from kgprofiles.queries import get_query, load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store.base import SelectResult, Store, Term
@@ -133,6 +133,55 @@ class Profile:
 
     def roles_with(self, status: str) -> tuple[RoleItem, ...]:
         return tuple(r for r in self.roles if r.status == status)
+
+
+# -------------------------------------------------------------------- the site's other pages
+
+
+@dataclass(frozen=True)
+class Link:
+    iri: str
+    name: str
+    count: int | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Home:
+    counts: dict[str, int]
+    topics: tuple[Link, ...]
+    organizations: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class WorkView:
+    iri: str
+    title: str
+    name: str | None
+    kind: str | None
+    date: DateValue | None
+    venue: str | None
+    license: str | None
+    publisher: Link | None
+    contributors: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class SourceView:
+    iri: str
+    title: str
+    site: str | None
+    url: str | None
+    kind: str | None
+    retrieved: str | None
+    citations: tuple[Link, ...]  # the person, footnote number as note, claims supported as count
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    iri: str
+    kind: str
+    name: str
 
 
 class Views:
@@ -427,6 +476,71 @@ class Views:
             PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline"))
             for r in self.select("people", **values).rows
         )
+
+    # -------------------------------------------------------------------- the site's other pages
+
+    def home(self, listed: int = 30) -> Home:
+        """The counts of the graph, and the first ``listed`` topics and organisations."""
+        counts = {r["kind"].value: int(r["count"].value) for r in self.select("site-counts").rows}
+        topics = tuple(
+            Link(r["topic"].value, r["name"].value, int(r["people"].value)) for r in self.select("topics").rows[:listed]
+        )
+        orgs = tuple(
+            Link(r["organization"].value, r["name"].value, int(r["people"].value))
+            for r in self.select("organizations").rows[:listed]
+        )
+        return Home(counts, topics, orgs)
+
+    def work(self, iri: str) -> WorkView:
+        node = ox.NamedNode(iri)
+        rows = self.select("work", work=node).rows
+        if not rows:
+            raise NotFound(f"no work {iri}")
+        r = rows[0]
+        publisher = (
+            Link(r["publisher"].value, _opt(r, "publisherName") or r["publisher"].value) if "publisher" in r else None
+        )
+        contributors = tuple(
+            Link(c["person"].value, c["name"].value, note=_opt(c, "kinds"))
+            for c in self.select("work-contributors", work=node)
+        )
+        return WorkView(
+            iri,
+            r["title"].value,
+            _opt(r, "name"),
+            _opt(r, "kindLabel"),
+            DateValue.of(r.get("date")),
+            _opt(r, "venue"),
+            _opt(r, "license"),
+            publisher,
+            contributors,
+        )
+
+    def source(self, iri: str) -> SourceView:
+        node = ox.NamedNode(iri)
+        rows = self.select("source", source=node).rows
+        if not rows:
+            raise NotFound(f"no source {iri}")
+        r = rows[0]
+        citations = tuple(
+            Link(c["person"].value, c["name"].value, int(c["claims"].value), note=c["number"].value)
+            for c in self.select("source-citations", source=node)
+        )
+        return SourceView(
+            iri, r["title"].value, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"), citations
+        )
+
+    def search(self, text: str) -> tuple[SearchHit, ...]:
+        """People, organisations, topics and works whose name contains ``text``."""
+        rows = self.select("search", text=text).rows
+        return tuple(SearchHit(r["item"].value, r["kind"].value, r["name"].value) for r in rows)
+
+    def description(self, iri: str) -> list[ox.Triple]:
+        """The resource's own triples from the data files (queries/resource-description.rq)."""
+        result = get_query(self.queries_dir, "resource-description").run(self.store, {"resource": ox.NamedNode(iri)})
+        if not isinstance(result, list):
+            raise QueryError("queries/resource-description.rq must be a CONSTRUCT query")
+        return result
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
+from kgprofiles.profiles import NotFound, SearchHit
 from kgprofiles.render.html import page, person_jsonld
 from kgprofiles.vocab import ID
-from kgprofiles.web import models
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
 
@@ -50,7 +50,7 @@ def curie(iri: str) -> str:
 
 def home(request: Request) -> Response:
     site = site_of(request)
-    return html(page("home.html", home=site.summary("home", lambda: models.home(site))))
+    return html(page("home.html", home=site.summary("home", site.views.home)))
 
 
 def no_icon(request: Request) -> Response:
@@ -82,7 +82,7 @@ def people(request: Request) -> Response:
 def search(request: Request) -> Response:
     site = site_of(request)
     text = (request.query_params.get("q") or "").strip()
-    hits = models.search(site, text) if text else ()
+    hits = site.views.search(text) if text else ()
     return html(page("search.html", q=text, hits=hits))
 
 
@@ -117,12 +117,12 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
     if kind == "topic":
         return page("topic.html", t=site.views.topic(iri), alternates=links)
     if kind == "work":
-        return page("work.html", w=models.work(site, iri), alternates=links)
+        return page("work.html", w=site.views.work(iri), alternates=links)
     if kind == "source":
-        return page("source.html", s=models.source(site, iri), alternates=links)
-    triples = models.description(site, iri)
+        return page("source.html", s=site.views.source(iri), alternates=links)
+    triples = site.views.description(iri)
     if not triples:
-        raise models.NotFound(f"nothing is said about {iri}")
+        raise NotFound(f"nothing is said about {iri}")
     subject = ox.NamedNode(iri)
     rows = [
         (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, t.object.value)
@@ -135,7 +135,7 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
 # ------------------------------------------------------------------------------ errors
 
 
-def suggestions(site: Site, path: str) -> Sequence[models.SearchHit]:
+def suggestions(site: Site, path: str) -> Sequence[SearchHit]:
     """Things whose name contains the longest word of the path's last part."""
     last = path.rstrip("/").rsplit("/", 1)[-1]
     last = re.sub(r"\.(html|ttl|jsonld|nt)$", "", last)
@@ -143,7 +143,7 @@ def suggestions(site: Site, path: str) -> Sequence[models.SearchHit]:
     if not words:
         return ()
     try:
-        return models.search(site, words[0])[:10]
+        return site.views.search(words[0])[:10]
     except KgError:
         return ()
 

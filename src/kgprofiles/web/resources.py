@@ -16,7 +16,7 @@ from kgprofiles.export import MEDIA_TYPES, export_profile, serialize_triples
 from kgprofiles.profiles import NotFound
 from kgprofiles.queries import get_query
 from kgprofiles.vocab import ID
-from kgprofiles.web import models, pages
+from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
 from kgprofiles.web.site import Site, site_of
 
@@ -58,7 +58,7 @@ def data(site: Site, kind: str, iri: str, fmt: str) -> bytes:
         if not site.select("person", person=node).rows:
             raise NotFound(f"no person {iri}")
         return export_profile(site.store, get_query(site.settings.queries_dir, "person-export"), node, fmt)
-    triples = models.description(site, iri)
+    triples = site.views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
     return serialize_triples(triples, fmt)
