@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
+from kgprofiles.vocab import XSD_NS as XSD
+
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 

@@ -24,7 +24,7 @@ from kgprofiles.queries import get_query, load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, TOPIC, WD
+from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, RDF_NS, TOPIC, WD
 
 log = logging.getLogger(__name__)
 STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
@@ -589,7 +589,7 @@ class PersonRow:
 
 
 _K = str(KGP)
-_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+_RDF_TYPE = RDF_NS + "type"
 
 
 def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:

@@ -23,11 +23,11 @@ import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
-from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES
+from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES, XSD_NS
 
 PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer", "decimal")
-_XSD_INTEGER = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
-_XSD_DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
+_XSD_INTEGER = ox.NamedNode(XSD_NS + "integer")
+_XSD_DECIMAL = ox.NamedNode(XSD_NS + "decimal")
 
 
 @dataclass(frozen=True)

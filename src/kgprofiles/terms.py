@@ -8,7 +8,9 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+from kgprofiles.vocab import XSD_NS
+
+_XSD_STRING = XSD_NS + "string"
 
 
 def to_rdflib(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> Node:

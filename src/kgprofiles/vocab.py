@@ -23,6 +23,18 @@ ORG = Namespace("http://www.w3.org/ns/org#")
 PROV = Namespace("http://www.w3.org/ns/prov#")
 WD = Namespace("http://www.wikidata.org/entity/")
 
+#: The same namespaces as plain strings, for code that builds pyoxigraph terms.
+RDF_NS, RDFS_NS, OWL_NS, XSD_NS, WD_NS = str(RDF), str(RDFS), str(OWL), str(XSD), str(WD)
+#: The SPARQL service description vocabulary and the W3C format IRIs (the endpoint describes itself).
+SD_NS = "http://www.w3.org/ns/sparql-service-description#"
+FORMATS_NS = "http://www.w3.org/ns/formats/"
+#: Wikidata's reference properties and statement nodes (the answers of queries/wikidata-*.rq).
+WD_REFERENCE_NS = "http://www.wikidata.org/prop/reference/"
+WD_STATEMENT_NS = "http://www.wikidata.org/entity/statement/"
+#: The project's home, and where blank nodes sent to a remote server are skolemized.
+PROJECT_URL = "https://w3id.org/kgprofiles"
+GENID = PROJECT_URL + "/.well-known/genid/"
+
 GRAPH = "https://w3id.org/kgprofiles/graph/"
 FILE_GRAPH_PREFIX = GRAPH + "file/"
 ONTOLOGY_GRAPH = GRAPH + "ontology"

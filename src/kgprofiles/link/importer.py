@@ -32,7 +32,7 @@ from kgprofiles.link.turtle import comment, is_iri, turtle_term
 from kgprofiles.link.wikidata import HUMAN, Reference, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.link.wikidata_errors import WikidataBadAnswer
-from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, PERSON, PROFILE, SOURCE, TOPIC, WORK
+from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, OWL_NS, PERSON, PROFILE, RDF_NS, SOURCE, TOPIC, WORK, XSD_NS
 
 PREFIX_LINES = (
     ("kgp", str(KGP)),
@@ -43,9 +43,9 @@ PREFIX_LINES = (
     ("source", str(SOURCE)),
     ("claim", str(CLAIM)),
     ("profile", str(PROFILE)),
-    ("owl", "http://www.w3.org/2002/07/owl#"),
+    ("owl", OWL_NS),
     ("wd", WIKIDATA_ENTITY),
-    ("xsd", "http://www.w3.org/2001/XMLSchema#"),
+    ("xsd", XSD_NS),
 )
 PREFIXES = dict(PREFIX_LINES)
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -57,8 +57,8 @@ PROPERTY_NAMES = {
     "P143": "imported from",
     "P577": "publication date",
 }
-RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-SAME_AS = ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")
+RDF_TYPE = ox.NamedNode(RDF_NS + "type")
+SAME_AS = ox.NamedNode(OWL_NS + "sameAs")
 
 
 def kgp(name: str) -> ox.NamedNode:

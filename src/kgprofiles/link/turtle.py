@@ -22,10 +22,10 @@ import pyoxigraph as ox
 
 from kgprofiles.link.local import is_qid
 from kgprofiles.link.wikidata_errors import NotApplied
+from kgprofiles.vocab import OWL_NS as OWL
+from kgprofiles.vocab import WD_NS as WD
+from kgprofiles.vocab import XSD_NS as XSD
 
-OWL = "http://www.w3.org/2002/07/owl#"
-WD = "http://www.wikidata.org/entity/"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 SAME_AS = OWL + "sameAs"
 
 _SKIP = re.compile(

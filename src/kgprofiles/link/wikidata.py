@@ -28,10 +28,9 @@ from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.queries import NamedQuery, get_query
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_rows
+from kgprofiles.vocab import WD_REFERENCE_NS as PROP
 
 HUMAN = "Q5"
-PROP = "http://www.wikidata.org/prop/reference/"
-STATEMENT = "http://www.wikidata.org/entity/statement/"
 DEPRECATED = "http://wikiba.se/ontology#DeprecatedRank"
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgprofiles.dates import format_date
+from kgprofiles.vocab import XSD_NS as XSD
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
 ORDER = ("year", "month", "day")
 DATATYPES = {"year": XSD + "gYear", "month": XSD + "gYearMonth", "day": XSD + "date"}
 LENGTHS = {"year": 4, "month": 7, "day": 10}

@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 from kgprofiles import __version__
 from kgprofiles.config import CONFIG_FILE, Settings
 from kgprofiles.errors import InputError
+from kgprofiles.vocab import PROJECT_URL
 
 DEFAULT_ENDPOINT = "https://query.wikidata.org/sparql"
-PROJECT_URL = "https://w3id.org/kgprofiles"
 DEFAULT_USER_AGENT = f"kgprofiles/{__version__} ({PROJECT_URL}; Wikidata link and import tools) SPARQLWrapper"
 
 

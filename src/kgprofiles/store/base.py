@@ -9,8 +9,10 @@ from typing import Protocol, Union, runtime_checkable
 
 import pyoxigraph as ox
 
+from kgprofiles.vocab import XSD_NS
+
 Term = Union[ox.NamedNode, ox.BlankNode, ox.Literal]  # noqa: UP007
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_XSD_STRING = XSD_NS + "string"
 
 
 @dataclass(frozen=True)

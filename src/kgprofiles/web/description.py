@@ -6,13 +6,14 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from kgprofiles.export import serialize_triples
+from kgprofiles.vocab import FORMATS_NS as FORMATS
+from kgprofiles.vocab import RDF_NS, RDFS_NS
+from kgprofiles.vocab import SD_NS as SD
 from kgprofiles.web.negotiation import RDF_FORMATS
 from kgprofiles.web.site import Site
 
-SD = "http://www.w3.org/ns/sparql-service-description#"
-FORMATS = "http://www.w3.org/ns/formats/"
-RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-RDFS_COMMENT = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#comment")
+RDF_TYPE = ox.NamedNode(RDF_NS + "type")
+RDFS_COMMENT = ox.NamedNode(RDFS_NS + "comment")
 MEDIA_TYPES = (*RDF_FORMATS, "application/rdf+xml")
 RESULT_FORMATS = (
     "SPARQL_Results_JSON",
@@ -71,6 +72,6 @@ def service_description(site: Site, endpoint: str, media_type: str) -> bytes:
         return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.RDF_XML)  # type: ignore[no-any-return]
     fmt = RDF_FORMATS[media_type]
     if fmt == "ttl":
-        prefixes = {"sd": SD, "formats": FORMATS, "rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
+        prefixes = {"sd": SD, "formats": FORMATS, "rdfs": RDFS_NS}
         return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.TURTLE, prefixes=prefixes)  # type: ignore[no-any-return]
     return serialize_triples(triples, fmt)

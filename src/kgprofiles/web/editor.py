@@ -15,7 +15,7 @@ from kgprofiles.queries import NamedQuery, load_queries
 from kgprofiles.render.html import page as render_page
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_values, declared_prefixes, scan
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import PREFIXES, XSD_NS
 from kgprofiles.web.site import Site, site_of
 
 #: Where ``npm ci`` puts YASGUI's ready-built files, relative to the project root.
@@ -39,7 +39,7 @@ INLINE_STYLES = (
 #: The only inline ``style`` attribute it writes: YASQE underlines each expected token in the
 #: tooltip of a line with a syntax error (``<strong style='text-decoration:underline'>``).
 INLINE_STYLE_ATTRIBUTES = ("text-decoration:underline",)
-_DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
+_DECIMAL = ox.NamedNode(XSD_NS + "decimal")
 
 
 def usable_editor(build: Path) -> Path | None:
