@@ -15,9 +15,30 @@ MEMORY = "memory:"
 RELATED_ON_PROFILE = 10
 
 
-def _package_root() -> Path:
-    """The checkout this package lives in (src/kgprofiles/ → the project root)."""
-    return Path(__file__).resolve().parents[2]
+#: What ships with kgprofiles and a project may replace with its own directory of the same name.
+BUNDLED = ("ontology", "shapes", "queries")
+
+
+def bundled(name: str) -> Path:
+    """Where kgprofiles' own ``ontology``, ``shapes`` or ``queries`` are: inside the installed
+    package (a wheel carries them in ``kgprofiles/resources/``, see setup.py), or in the checkout
+    an editable install runs from."""
+    packaged = Path(__file__).resolve().parent / "resources" / name
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / name
+
+
+class NotAProject(InputError):
+    """No kgprofiles.toml in the directory or above it."""
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest directory from ``start`` upwards that holds kgprofiles.toml (as git finds .git)."""
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    return None
 
 
 @dataclass(frozen=True)
@@ -42,11 +63,20 @@ class Settings:
 
 
 def load_settings(root: Path | None = None, **overrides: object) -> Settings:
-    """Settings for the project at ``root`` (default: the current directory if it has
-    ``kgprofiles.toml`` or ``data/``, else this checkout)."""
+    """Settings for the project at ``root`` (default: ``KGPROFILES_PROJECT``, else the nearest
+    directory from the current one upwards that holds kgprofiles.toml; NotAProject if none does).
+    The project's ``ontology/``, ``shapes/`` and ``queries/`` are used when it has them, else the
+    ones kgprofiles ships."""
+    if root is None and os.environ.get("KGPROFILES_PROJECT"):
+        root = Path(os.environ["KGPROFILES_PROJECT"])
     if root is None:
-        cwd = Path.cwd()
-        root = cwd if (cwd / CONFIG_FILE).exists() or (cwd / "ontology").is_dir() else _package_root()
+        found = find_project(Path.cwd())
+        if found is None:
+            raise NotAProject(
+                f"not in a kgprofiles project: no {CONFIG_FILE} in {Path.cwd()} or any directory above it",
+                "run `kgprofiles init` to start a project here, or give --project DIR",
+            )
+        root = found
     root = root.resolve()
     table: dict[str, object] = {}
     config_path = root / CONFIG_FILE
@@ -65,6 +95,12 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         p = Path(str(value))
         return p if p.is_absolute() else root / p
 
+    def own_or_bundled(name: str) -> Path:
+        if name in table:
+            return path(table[name])
+        own = root / name
+        return own if own.is_dir() else bundled(name)
+
     store = str(pick("store", "KGPROFILES_STORE", ".kgprofiles/store"))
     if store != MEMORY:
         store = str(path(store))
@@ -72,9 +108,9 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
     settings = Settings(
         root=root,
         data_dir=path(pick("data", "KGPROFILES_DATA", "data")),
-        ontology_dir=path(table.get("ontology", "ontology")),
-        shapes_dir=path(table.get("shapes", "shapes")),
-        queries_dir=path(table.get("queries", "queries")),
+        ontology_dir=own_or_bundled("ontology"),
+        shapes_dir=own_or_bundled("shapes"),
+        queries_dir=own_or_bundled("queries"),
         store=store,
         endpoint=pick("endpoint", "KGPROFILES_ENDPOINT", None),  # type: ignore[arg-type]
         update_endpoint=table.get("update_endpoint"),  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from kgprofiles import __version__
 from kgprofiles.cli import data, query, serve, store, views
 from kgprofiles.cli.boundary import ErrorBoundary
 from kgprofiles.cli.link import import_app, link_app
-from kgprofiles.config import load_settings
+from kgprofiles.cli.options import ProjectRef
 
 __all__ = ["app"]
 
@@ -46,7 +46,7 @@ def main(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
 ) -> None:
     """Keep a sourced knowledge graph of people."""
-    ctx.obj = load_settings(project)
+    ctx.obj = ProjectRef(project)
 
 
 for command in (data.validate, data.build, data.load, query.query, query.export):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgprofiles.config import MEMORY, Settings
+from kgprofiles.config import MEMORY, Settings, load_settings
 
 if TYPE_CHECKING:
     from kgprofiles.pipeline import WriteOptions
@@ -31,9 +31,24 @@ NoWaitOption = Annotated[
 ]
 
 
+class ProjectRef:
+    """The project a run is about (--project, or found from the current directory), read when a
+    command first needs it: `--help` and `init` work outside any project."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.root)
+        return self._settings
+
+
 def project_settings(ctx: typer.Context) -> Settings:
-    """The settings the top-level callback resolved for this run."""
-    return ctx.find_root().obj  # type: ignore[no-any-return]
+    """The settings of the run's project (a NotAProject error outside any project)."""
+    return ctx.find_root().obj.settings  # type: ignore[no-any-return]
 
 
 def store_settings(ctx: typer.Context, store: str | None, endpoint: str | None) -> Settings:
