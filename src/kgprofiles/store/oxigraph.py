@@ -30,8 +30,8 @@ again 0.5 s / 0.5-0.7 s; all different triples 1.5-2 s / 5-10 s; with blank node
 staging + MOVE, over an old graph of the same size) 1.6-2.8 s / 12-19 s. For 10,000 triples every
 case is under 0.7 s on disk. The update text is built in memory (~100 bytes a triple).
 
-Module-level helpers here (``scan``, ``inline_values``, ``SparqlText``, ``serialize_dataset``…) are
-shared with the remote backend, which cannot use substitutions at all.
+Module-level helpers here (``serialize_dataset``, ``check_replacement``, ``graph_node``…) are shared
+with the remote backend; both check queries with ``guard.py`` and bind with ``binding.py``.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ import pyoxigraph as ox
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Term
-from kgprofiles.store.binding import SparqlText, check_bindings, check_no_fetch, inline_values
+from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
+from kgprofiles.store.guard import check_query
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -189,8 +190,7 @@ class OxigraphStore:
         terms are escaped, never pasted), exactly as on a remote server. A malformed query raises
         QueryError "line L, column C: …" at the user's own line and column."""
         bound = check_bindings(bindings)
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         return self._run(inline_values(SparqlText.of(sparql), bound))
 
     def _run(self, text: SparqlText) -> QueryResult:
@@ -233,16 +233,16 @@ class OxigraphStore:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def update(self, sparql: str) -> None:
-        """Run a SPARQL 1.1 Update (project prefixes predeclared) as one transaction."""
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
+    def update(self, sparql: str, base_iri: str | None = None) -> None:
+        """Run a SPARQL 1.1 Update (project prefixes predeclared; relative IRIs against
+        ``base_iri``) as one transaction."""
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         with self._lock:
-            self._update(SparqlText.of(sparql), prefixes=PREFIXES)
+            self._update(SparqlText.of(sparql), prefixes=PREFIXES, base_iri=base_iri)
 
-    def _update(self, text: SparqlText, prefixes: dict[str, str] | None = None) -> None:
+    def _update(self, text: SparqlText, prefixes: dict[str, str] | None = None, base_iri: str | None = None) -> None:
         try:
-            self._writable().update(text.sent, prefixes=prefixes)
+            self._writable().update(text.sent, prefixes=prefixes, base_iri=base_iri)
         except SyntaxError as exc:
             raise QueryError(text.locate(str(exc))) from exc
         except (OSError, RuntimeError) as exc:

@@ -1,5 +1,6 @@
 """What every request handler shares: the settings, the store, the views over it, the SPARQL
-engine and the write token. One ``Site`` per app, kept in ``app.state.site``."""
+engine (with its query workers, over an on-disk embedded store) and the write token. One ``Site``
+per app, kept in ``app.state.site``."""
 
 from __future__ import annotations
 
@@ -12,16 +13,18 @@ from typing import Any, TypeVar
 import anyio
 from starlette.requests import Request
 
-from kgprofiles.config import Settings
+from kgprofiles.config import MEMORY, Settings
 from kgprofiles.profiles import Views
 from kgprofiles.queries import get_query
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.sandbox import QueryPool
 from kgprofiles.web.engine import Engine, Limits
 
 T = TypeVar("T")
 
-#: Queries running at once in worker threads; more wait for a turn (inside their time limit).
+#: Queries over a remote or in-memory store running at once in threads; more wait for a turn
+#: (inside their time limit). Over an on-disk store, the query workers' number and queue decide.
 QUERY_THREADS = 4
 
 
@@ -36,6 +39,7 @@ class Site:
     owns_store: bool = False
     views: Views = field(init=False)
     engine: Engine = field(init=False)
+    pool: QueryPool | None = field(default=None, init=False)
     _limiter: anyio.CapacityLimiter | None = field(default=None, init=False)
     _cache: dict[str, Any] = field(default_factory=dict, init=False)
     _cache_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
@@ -45,13 +49,18 @@ class Site:
         # A stable store: whole-graph results (related people, organisation sizes) read once.
         self.views = Views(self.store, self.settings.queries_dir, self.settings.related_weights, stable=self.stable)
         self._warming = self.views.warm() if self.stable else None
-        self.engine = Engine(self.store, self.limits, self.allow_fetch)
+        if isinstance(self.store, OxigraphStore) and self.store.location != MEMORY:
+            self.pool = QueryPool(self.settings.query_workers, self.settings.query_queue, self.settings.query_memory_mb)
+            self.pool.start()
+        graphs = (lambda: self.summary("graphs", lambda: frozenset(self.store.graphs()))) if self.stable else None
+        self.engine = Engine(self.store, self.limits, self.allow_fetch, self.pool, graphs)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
-        """The worker threads for /sparql (made on first use: it needs the running event loop)."""
+        """The threads for /sparql (made on first use: it needs the running event loop)."""
         if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(QUERY_THREADS)
+            size = QUERY_THREADS if self.pool is None else self.pool.workers + self.pool.queue
+            self._limiter = anyio.CapacityLimiter(size)
         return self._limiter
 
     def cached(self, key: str, make: Callable[[], T]) -> T:
@@ -78,6 +87,8 @@ class Site:
         return result
 
     def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
         if self._warming is not None:
             self._warming.join(timeout=5)  # a daemon: it stops with the process if still reading
         if self.owns_store:
