@@ -204,12 +204,22 @@ def query(
     store: StoreOption = None,
     endpoint: EndpointOption = None,
     list_queries: Annotated[bool, typer.Option("--list", help="List the named queries and their parameters.")] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout", help="Seconds the query may run before it is stopped (default: query_timeout_s, 30)."
+        ),
+    ] = None,
 ) -> None:
     """Run SPARQL: a .rq file, -e 'SPARQL', or a named query (`kgprofiles query org-members
-    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared."""
+    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared.
+    The query runs in a worker process, stopped at the time limit."""
     from kgprofiles.queries import NamedQuery, get_query, load_queries, parse_query_file
+    from kgprofiles.store.sandbox import query_once
 
-    settings = _settings(ctx, store, endpoint)
+    if timeout is not None and timeout <= 0:
+        raise fail(KgError("--timeout must be positive"))
+    settings = _settings(ctx, store, endpoint).with_overrides(query_timeout_s=timeout)
     try:
         if list_queries:
             for q in load_queries(settings.queries_dir).values():
@@ -238,7 +248,14 @@ def query(
             named = get_query(settings.queries_dir, source)
         target = _open(settings)
         try:
-            result = named.run(target, values)
+            result = query_once(
+                target,
+                named.text,
+                named.bind(values),
+                timeout_s=settings.query_timeout_s,
+                memory_mb=settings.query_memory_mb,
+                max_depth=settings.query_max_depth,
+            )
         finally:
             target.close()
         _print_result(result, output)

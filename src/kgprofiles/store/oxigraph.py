@@ -50,7 +50,7 @@ from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
-from kgprofiles.store.guard import check_query
+from kgprofiles.store.guard import MAX_DEPTH, check_query
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -189,9 +189,16 @@ class OxigraphStore:
         Bindings become a ``VALUES`` clause at the start of the WHERE group (``binding.py``: the
         terms are escaped, never pasted), exactly as on a remote server. A malformed query raises
         QueryError "line L, column C: …" at the user's own line and column."""
+        return self._run(self.prepared(sparql, bindings))
+
+    def prepared(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None, max_depth: int = MAX_DEPTH
+    ) -> SparqlText:
+        """The text to send for ``sparql`` and its bindings, once it passed the checks
+        (``guard.py``: nesting, and no SERVICE, LOAD or FROM outside the store unless allowed)."""
         bound = check_bindings(bindings)
-        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
-        return self._run(inline_values(SparqlText.of(sparql), bound))
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs, max_depth=max_depth)
+        return inline_values(SparqlText.of(sparql), bound)
 
     def _run(self, text: SparqlText) -> QueryResult:
         try:

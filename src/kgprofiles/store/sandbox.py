@@ -36,17 +36,19 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
+from kgprofiles.config import MEMORY
 from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
 from kgprofiles.result_formats import kind_of, serialize
-from kgprofiles.store.base import QueryResult, SelectResult, solution_rows
+from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
+from kgprofiles.store.guard import MAX_DEPTH
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import PREFIXES
 
@@ -94,7 +96,8 @@ def time_limit_hit(timeout_s: float) -> LimitHit:
     return LimitHit(
         "time",
         f"time limit hit: the query ran for more than {timeout_s:g} s",
-        "narrow the query (more specific patterns, LIMIT), or ask the operator for a longer --query-timeout",
+        "narrow the query (more specific patterns, LIMIT), or allow it more time "
+        "(kgprofiles query --timeout, kgprofiles serve --query-timeout)",
     )
 
 
@@ -188,6 +191,28 @@ def _outcome(reply: tuple[Any, ...], job: QueryJob, memory_mb: int | None) -> An
     if kind == "store":
         raise StoreError(message, hint)
     raise QueryError(message, hint)
+
+
+def query_once(
+    store: Store,
+    sparql: str,
+    bindings: Mapping[str, Term] | None = None,
+    *,
+    timeout_s: float,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
+    max_depth: int = MAX_DEPTH,
+) -> QueryResult:
+    """One query, for a one-off command, run where it can be stopped: over an on-disk embedded
+    store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
+    (its own HTTP timeout); over an in-memory store in this thread."""
+    if not isinstance(store, OxigraphStore) or store.location == MEMORY:
+        return store.query(sparql, bindings)
+    job = QueryJob(store.location, store.prepared(sparql, bindings, max_depth))
+    with QueryPool(workers=1, queue=0, memory_mb=memory_mb) as pool:
+        pool.start()  # before the clock starts: the time limit is the query's
+        answer = pool.run(job, timeout_s)
+    assert not isinstance(answer, Serialised)  # no media type asked
+    return answer
 
 
 def run_in_thread(store: OxigraphStore, job: QueryJob) -> Answer:
@@ -294,7 +319,7 @@ class _Worker:
 
 def _context() -> Any:
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["kgprofiles.store.sandbox", "kgprofiles.export"])
+    context.set_forkserver_preload(["kgprofiles.store.sandbox", "kgprofiles.export", "kgprofiles.cli"])
     return context
 
 
@@ -325,14 +350,14 @@ class QueryPool:
         self._closed = False
 
     def __enter__(self) -> QueryPool:
-        self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def start(self) -> None:
-        """Start every worker now (else each starts when first needed)."""
+    def start(self, warm: str | None = None) -> None:
+        """Start every worker now (else each starts when first needed), each with the store at
+        ``warm`` open if given."""
         with self._changed:
             missing = self.workers - self._alive
             self._alive += missing
@@ -340,6 +365,8 @@ class QueryPool:
         try:
             for _ in range(missing):
                 started.append(self._spawn())
+                if warm is not None:
+                    started[-1].ask(QueryJob(warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
         finally:
             with self._changed:
                 self._alive -= missing - len(started)

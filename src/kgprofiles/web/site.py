@@ -51,7 +51,7 @@ class Site:
         self._warming = self.views.warm() if self.stable else None
         if isinstance(self.store, OxigraphStore) and self.store.location != MEMORY:
             self.pool = QueryPool(self.settings.query_workers, self.settings.query_queue, self.settings.query_memory_mb)
-            self.pool.start()
+            self.pool.start(warm=self.store.location)
         graphs = (lambda: self.summary("graphs", lambda: frozenset(self.store.graphs()))) if self.stable else None
         self.engine = Engine(self.store, self.limits, self.allow_fetch, self.pool, graphs)
 
