@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 from kgprofiles.errors import Forbidden, QueryError
 from kgprofiles.sparql_lexer import Reading, Token, reading, readings, unescape_spec
@@ -35,6 +34,7 @@ MAX_DEPTH = 128
 FETCHING = ("SERVICE", "LOAD")
 #: The keyword that names the graphs a query reads (a remote server may fetch one it lacks).
 DATASET = "FROM"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 FETCH_HINT = "this server does not fetch URLs for a query; allow_fetch (kgprofiles serve --allow-fetch) permits it"
 
 
@@ -161,6 +161,6 @@ def _graph_iri(target: Token, prefixes: dict[str, str]) -> str:
         if prefix not in prefixes:
             raise _Unclear(f"the prefix of {target.text} is not declared")
         iri = prefixes[prefix] + re.sub(r"\\(.)", r"\1", local)  # \# in a local name is #
-    if not urlsplit(iri).scheme:
+    if not _SCHEME.match(iri):
         raise _Unclear(f"the graph {target.text} is a relative IRI")
     return iri
