@@ -17,7 +17,7 @@ from kgprofiles.errors import LimitHit, QueryError
 from kgprofiles.store.base import SelectResult
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.store.sandbox import QueryJob, QueryPool, Serialised, run_in_thread
+from kgprofiles.store.sandbox import QueryJob, QueryPool, Serialised, WorkerCopy, run_in_thread
 from test_query_guard import Canary
 
 CARTESIAN = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # 1,599³ rows on the seed
@@ -140,19 +140,26 @@ def test_workers_cannot_reach_the_network(seed_store_dir: Path) -> None:
         canary.close()
 
 
-def test_a_new_version_of_a_changed_directory_is_reopened(tmp_path: Path) -> None:
-    """A writable server changes its store in place; a job with the next version sees the change."""
+def test_workers_read_a_store_this_process_writes_from_snapshots(tmp_path: Path) -> None:
+    """A writable server's workers never open the directory it writes: they read a snapshot,
+    taken again after each write."""
     writer = OxigraphStore(tmp_path / "store")
     count = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"
     try:
         writer.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 1 } }")
+        copy = WorkerCopy(writer)
+        first = copy.location
+        assert first != writer.location and Path(first).parent.parent == tmp_path
         with QueryPool(workers=1, queue=0) as one:
             one.start()
-            first = one.run(job(writer.location, count), 10)
+            before = one.run(job(copy.location, count), 10)
             writer.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 2 } }")
-            stale = one.run(job(writer.location, count), 10)
-            fresh = one.run(job(writer.location, count, version=1), 10)
-        assert [r.rows[0]["n"].value for r in (first, stale, fresh)] == ["1", "1", "2"]  # type: ignore[union-attr]
+            copy.refresh()
+            after = one.run(job(copy.location, count), 10)
+            still = one.run(job(first, count), 10)
+        assert [r.rows[0]["n"].value for r in (before, after, still)] == ["1", "2", "1"]  # type: ignore[union-attr]
+        copy.close()
+        assert not Path(first).exists() and [p.name for p in tmp_path.iterdir()] == ["store"]
     finally:
         writer.close()
 

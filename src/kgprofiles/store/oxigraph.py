@@ -310,6 +310,16 @@ class OxigraphStore:
         """Remove one named graph and its triples (nothing happens if it is absent)."""
         self.replace_graphs({}, drop=[graph])
 
+    def snapshot(self, target: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the store on disk to ``target`` (a new directory; files
+        hard-linked where the file system allows), for readers in other processes."""
+        if self.location == MEMORY:
+            raise StoreError("an in-memory store cannot be copied to disk")
+        try:
+            self.store.backup(target)
+        except OSError as exc:
+            raise StoreError(f"cannot copy {self._name} to {target}: {exc}") from exc
+
     def flush(self) -> None:
         """Make sure every committed write is on disk (a no-op in memory)."""
         if self.location != MEMORY and not self.read_only:

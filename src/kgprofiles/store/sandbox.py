@@ -6,9 +6,10 @@ Here each query runs in a worker process that is killed (SIGKILL) at the time li
 
 * **Workers** are started through the ``forkserver`` context (never a fork of the threaded
   server), open the store directory READ-ONLY (``pyoxigraph.Store.read_only``) and keep it open
-  per directory; ``QueryJob.location`` is the directory of an immutable store generation, so a
-  new generation is just a new path. ``QueryJob.version`` makes them reopen a directory that a
-  writable server changed in place.
+  per directory. ``QueryJob.location`` must be a directory nothing writes: an immutable store
+  generation, or, for a store this process writes, a snapshot of it (``WorkerCopy``): opening a
+  directory another process writes is undefined behaviour in pyoxigraph (seen: "Corruption:
+  MANIFEST … no such file"). A new generation or snapshot is just a new path.
 * **Limits.** The time limit counts from when ``run`` is called: waiting for a free worker, then
   running, then the worker is killed. The address space of each worker is capped
   (``RLIMIT_AS``, ``memory_mb``): a query over it fails with a message, its worker replaced. A
@@ -33,12 +34,15 @@ import ctypes
 import multiprocessing
 import os
 import resource
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
@@ -73,7 +77,6 @@ class QueryJob:
 
     location: str
     sparql: SparqlText
-    version: int = 0
     base_iri: str | None = None
     default_graphs: tuple[str, ...] = ()
     named_graphs: tuple[str, ...] = ()
@@ -193,6 +196,48 @@ def _outcome(reply: tuple[Any, ...], job: QueryJob, memory_mb: int | None) -> An
     raise QueryError(message, hint)
 
 
+class WorkerCopy:
+    """The directory the query workers read ``store`` from: its own when it is open read-only (an
+    immutable generation), else a snapshot taken now and again after each write (``refresh``),
+    beside it so that pyoxigraph's backup can hard-link its files. ``close`` removes the
+    snapshots."""
+
+    KEPT = 3  # snapshots kept: queries still running may read the ones before the last
+
+    def __init__(self, store: OxigraphStore) -> None:
+        self.store = store
+        self._taken: list[Path] = []
+        self._count = 0
+        self._base: Path | None = None
+        if not store.read_only:
+            parent = Path(store.location).parent
+            try:
+                self._base = Path(tempfile.mkdtemp(prefix=f".{Path(store.location).name}.snapshots-", dir=parent))
+            except OSError:
+                self._base = Path(tempfile.mkdtemp(prefix="kgprofiles-snapshots-"))
+            self.refresh()
+
+    @property
+    def location(self) -> str:
+        return str(self._taken[-1]) if self._taken else self.store.location
+
+    def refresh(self) -> None:
+        """Take a new snapshot (after a write); nothing for a read-only store."""
+        if self._base is None:
+            return
+        self._count += 1
+        target = self._base / str(self._count)
+        self.store.snapshot(target)
+        self._taken.append(target)
+        while len(self._taken) > self.KEPT:
+            shutil.rmtree(self._taken.pop(0), ignore_errors=True)
+
+    def close(self) -> None:
+        if self._base is not None:
+            shutil.rmtree(self._base, ignore_errors=True)
+            self._base, self._taken = None, []
+
+
 def query_once(
     store: Store,
     sparql: str,
@@ -207,10 +252,14 @@ def query_once(
     (its own HTTP timeout); over an in-memory store in this thread."""
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:
         return store.query(sparql, bindings)
-    job = QueryJob(store.location, store.prepared(sparql, bindings, max_depth))
-    with QueryPool(workers=1, queue=0, memory_mb=memory_mb) as pool:
-        pool.start()  # before the clock starts: the time limit is the query's
-        answer = pool.run(job, timeout_s)
+    sent = store.prepared(sparql, bindings, max_depth)
+    copy = WorkerCopy(store)
+    try:
+        with QueryPool(workers=1, queue=0, memory_mb=memory_mb) as pool:
+            pool.start()  # before the clock starts: the time limit is the query's
+            answer = pool.run(QueryJob(copy.location, sent), timeout_s)
+    finally:
+        copy.close()
     assert not isinstance(answer, Serialised)  # no media type asked
     return answer
 
@@ -250,7 +299,7 @@ def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     conn.send(("ready", problem))
-    stores: dict[str, tuple[int, ox.Store]] = {}
+    stores: dict[str, ox.Store] = {}
     while True:
         try:
             job = conn.recv()
@@ -259,19 +308,17 @@ def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
         conn.send(_reply(lambda job=job: execute(_open(stores, job), job)))
 
 
-def _open(stores: dict[str, tuple[int, ox.Store]], job: QueryJob) -> ox.Store:
-    """The store at the job's location, opened read-only once per version."""
-    kept = stores.get(job.location)
-    if kept is not None and kept[0] == job.version:
-        return kept[1]
-    stores.pop(job.location, None)
+def _open(stores: dict[str, ox.Store], job: QueryJob) -> ox.Store:
+    """The store at the job's location, opened read-only once."""
+    if job.location in stores:
+        return stores[job.location]
     while len(stores) >= _STORES_KEPT:
         stores.pop(next(iter(stores)))
     try:
         store = ox.Store.read_only(job.location)
     except OSError as exc:
         raise StoreError(f"cannot open the store at {job.location}: {exc}") from exc
-    stores[job.location] = (job.version, store)
+    stores[job.location] = store
     return store
 
 
@@ -379,10 +426,11 @@ class QueryPool:
         with self._changed:
             return self._inside >= self.workers + self.queue
 
-    def run(self, job: QueryJob, timeout_s: float) -> Answer:
-        """The job's answer within ``timeout_s`` (waiting included); raises LimitHit (time, rows,
-        memory, busy), QueryError or StoreError."""
-        deadline = time.monotonic() + timeout_s
+    def run(self, job: QueryJob, timeout_s: float, started: float | None = None) -> Answer:
+        """The job's answer within ``timeout_s`` of ``started`` (a ``time.monotonic()``, default
+        now), waiting for a worker included; raises LimitHit (time, rows, memory, busy),
+        QueryError or StoreError."""
+        deadline = (time.monotonic() if started is None else started) + timeout_s
         with self._changed:
             if self._closed:
                 raise StoreError("the query workers are shut down")

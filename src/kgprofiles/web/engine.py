@@ -9,7 +9,7 @@ SERVICE or LOAD, no FROM outside the store, unless fetching is allowed), then
 * a query over a remote SPARQL server goes through the Store contract (its HTTP timeout); it has
   no dataset parameters, so a request with them is refused with a hint;
 * an update runs on the store itself, as one transaction (no time limit: a write is never cut
-  short), and the workers reopen the store for the next query.
+  short); the workers then read a new snapshot of the store (``sandbox.WorkerCopy``).
 
 Everything here blocks: the endpoint runs it in a thread (``kgprofiles.web.sparql``).
 """
@@ -29,7 +29,15 @@ from kgprofiles.store.base import SelectResult, Store
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, check_query
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.store.sandbox import Answer, QueryJob, QueryPool, row_limit_hit, run_in_thread, time_limit_hit
+from kgprofiles.store.sandbox import (
+    Answer,
+    QueryJob,
+    QueryPool,
+    WorkerCopy,
+    row_limit_hit,
+    run_in_thread,
+    time_limit_hit,
+)
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ class Engine:
         self.allow_fetch = allow_fetch
         self.pool = pool
         self.local_graphs = local_graphs or store.graphs
-        self.version = 0  # counts updates: workers reopen the store when it changes
+        self.copy = WorkerCopy(store) if pool is not None and isinstance(store, OxigraphStore) else None
 
     def check(self, sparql: str) -> None:
         check_query(
@@ -129,9 +137,8 @@ class Engine:
             return self._query_contract(sparql, dataset, started)
         dataset = dataset or Dataset()
         job = QueryJob(
-            self.store.location,
+            self.store.location if self.copy is None else self.copy.location,
             SparqlText.of(sparql),
-            version=self.version,
             base_iri=base_iri,
             default_graphs=dataset.default_graphs,
             named_graphs=dataset.named_graphs,
@@ -140,7 +147,7 @@ class Engine:
         )
         if self.pool is None:
             return run_in_thread(self.store, job)
-        return self.pool.run(job, self.limits.timeout_s - (time.monotonic() - started))
+        return self.pool.run(job, self.limits.timeout_s, started)
 
     def _query_contract(self, sparql: str, dataset: Dataset | None, started: float) -> Answer:
         if dataset:
@@ -163,4 +170,10 @@ class Engine:
         try:
             self.store.update(sent, base_iri=base_iri)  # type: ignore[call-arg]
         finally:
-            self.version += 1
+            if self.copy is not None:
+                self.copy.refresh()
+
+    def close(self) -> None:
+        """Remove the workers' snapshots (the pool and the store are closed by their owners)."""
+        if self.copy is not None:
+            self.copy.close()

@@ -51,9 +51,10 @@ class Site:
         self._warming = self.views.warm() if self.stable else None
         if isinstance(self.store, OxigraphStore) and self.store.location != MEMORY:
             self.pool = QueryPool(self.settings.query_workers, self.settings.query_queue, self.settings.query_memory_mb)
-            self.pool.start(warm=self.store.location)
         graphs = (lambda: self.summary("graphs", lambda: frozenset(self.store.graphs()))) if self.stable else None
         self.engine = Engine(self.store, self.limits, self.allow_fetch, self.pool, graphs)
+        if self.pool is not None and self.engine.copy is not None:
+            self.pool.start(warm=self.engine.copy.location)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
@@ -89,6 +90,7 @@ class Site:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
+        self.engine.close()
         if self._warming is not None:
             self._warming.join(timeout=5)  # a daemon: it stops with the process if still reading
         if self.owns_store:
