@@ -395,6 +395,7 @@ class QueryPool:
         self._alive = 0  # workers started or starting
         self._inside = 0  # calls of run() now: running or waiting
         self._closed = False
+        self._warm: str | None = None  # the store a replacement worker opens before it is used
 
     def __enter__(self) -> QueryPool:
         return self
@@ -408,12 +409,11 @@ class QueryPool:
         with self._changed:
             missing = self.workers - self._alive
             self._alive += missing
+        self._warm = warm or self._warm
         started: list[_Worker] = []
         try:
             for _ in range(missing):
                 started.append(self._spawn())
-                if warm is not None:
-                    started[-1].ask(QueryJob(warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
         finally:
             with self._changed:
                 self._alive -= missing - len(started)
@@ -437,6 +437,7 @@ class QueryPool:
             if self._inside >= self.workers + self.queue:
                 raise busy(self.workers)
             self._inside += 1
+        self._warm = job.location
         try:
             worker = self._take(deadline)
             return self._ask(worker, job, deadline, timeout_s)
@@ -481,6 +482,12 @@ class QueryPool:
     def _spawn(self) -> _Worker:
         worker = _Worker(self._context, self.memory_mb, self.isolate_network)
         self.isolation = worker.isolation
+        if self._warm is not None:
+            try:
+                worker.ask(QueryJob(self._warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
+            except (EOFError, OSError) as exc:
+                worker.kill()
+                raise StoreError(f"a query worker stopped while opening {self._warm}") from exc
         return worker
 
     def _give_back(self, worker: _Worker) -> None:
@@ -505,7 +512,7 @@ class QueryPool:
     def _replace(self) -> None:
         try:
             worker = self._spawn()
-        except KgError:
+        except Exception:  # (the process is shutting down, or workers cannot start): the next run tries again
             self._lost()
             return
         self._give_back(worker)
