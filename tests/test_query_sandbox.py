@@ -168,3 +168,39 @@ def test_an_in_memory_store_answers_in_the_thread(seed_store: OxigraphStore) -> 
     media = (("boolean", "application/sparql-results+json"),)
     answer = run_in_thread(seed_store, QueryJob("memory:", SparqlText.of("ASK { ?s a kgp:Person }"), media_types=media))
     assert answer == Serialised(b'{"head": {}, "boolean": true}', "application/sparql-results+json; charset=utf-8")
+
+
+def test_the_limits_come_from_kgprofiles_toml(tmp_path: Path, disk_seed_store: OxigraphStore) -> None:
+    from kgprofiles.config import load_settings
+    from kgprofiles.web import create_app
+
+    (tmp_path / "kgprofiles.toml").write_text(
+        "[kgprofiles]\nquery_workers = 1\nquery_queue = 0\nquery_memory_mb = 1024\nquery_max_depth = 16\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(tmp_path)
+    assert (settings.query_workers, settings.query_queue, settings.query_memory_mb, settings.query_max_depth) == (
+        1,
+        0,
+        1024,
+        16,
+    )
+    site = create_app(settings, disk_seed_store).state.site
+    try:
+        assert site.pool is not None and (site.pool.workers, site.pool.queue, site.pool.memory_mb) == (1, 0, 1024)
+        with pytest.raises(QueryError, match="at most 16 are allowed"):
+            site.engine.query("SELECT * WHERE " + "{" * 17 + "}" * 17)
+    finally:
+        site.close()
+
+
+@pytest.mark.parametrize(
+    "line", ["query_workers = 0", "query_queue = -1", "query_memory_mb = 'lots'", "query_max_depth = true"]
+)
+def test_a_bad_limit_in_kgprofiles_toml_is_an_input_error(tmp_path: Path, line: str) -> None:
+    from kgprofiles.config import load_settings
+    from kgprofiles.errors import InputError
+
+    (tmp_path / "kgprofiles.toml").write_text(f"[kgprofiles]\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"kgprofiles.toml: query_\w+ = .* is not a whole number of at least"):
+        load_settings(tmp_path)
