@@ -168,7 +168,7 @@ class Engine:
         sent = with_using(sparql, dataset or Dataset())
         self.check(sparql)
         try:
-            self.store.update(sent, base_iri=base_iri)  # type: ignore[call-arg]
+            self.store.update(sent, base_iri=base_iri)
         finally:
             if self.copy is not None:
                 self.copy.refresh()
