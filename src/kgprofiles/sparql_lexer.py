@@ -17,9 +17,9 @@ follows (oxigraph reads ``SERVICEex:x`` as ``SERVICE ex:x`` and ``trueSERVICE`` 
 Two places are ambiguous without the parser's context, and ``reading`` is conservative at both:
 
 * ``<`` starts an IRI, or is the less-than operator after an operand inside an expression (which is
-  always inside ``( )``). Where both are possible, the would-be IRI is read as an IRI and its text
-  again as code (``Reading.shadow``), and it must not hold any character that could open or close
-  something (``# ' " ( ) [ ] \\``): ``Reading.problem`` says so when it does.
+  always inside ``( )``). Where both are possible, the would-be IRI is read as an IRI, its text is
+  kept to be read again as code (``Reading.shadow``), and it must not hold any character that could
+  open or close something (``# ' " ( ) [ ] \\``): ``Reading.problem`` says so when it does.
 * ``\\u`` and ``\\U`` escapes: SPARQL 1.1 (§19.2) replaces them in the whole text before parsing,
   Java-based servers do the same except after an escaped backslash, and oxigraph replaces them only
   inside IRIs and strings. ``readings(text)`` gives the text read under each of the three rules
@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # -- terminals (SPARQL 1.1 §19.8) ---------------------------------------------------------------
 
@@ -74,8 +75,7 @@ _NOT_OPERANDS = frozenset(
 _OPENING = {"{": "}", "(": ")", "[": "]", "<<": ">>"}
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One terminal: ``kind`` is iri, string, comment, var, bnode, name (a prefixed name), number,
     keyword (a bare word: SELECT, a, true, STR…), langtag, brace (``{`` or ``}``) or punct."""
 
@@ -98,12 +98,12 @@ class Token:
 
 @dataclass
 class Reading:
-    """One text, lexed: its tokens; code that a would-be IRI may also be (``shadow``); the deepest
-    nesting of ``{ }``, ``( )``, ``[ ]`` and ``<< >>``; and the first ambiguity that cannot be read
-    safely, if any."""
+    """One text, lexed: its tokens; the text of would-be IRIs that may also be code (``shadow``);
+    the deepest nesting of ``{ }``, ``( )``, ``[ ]`` and ``<< >>``; and the first ambiguity that
+    cannot be read safely, if any."""
 
     tokens: list[Token] = field(default_factory=list)
-    shadow: list[Token] = field(default_factory=list)
+    shadow: list[str] = field(default_factory=list)
     max_nesting: int = 0
     problem: str | None = None
 
@@ -205,7 +205,7 @@ def _angle(text: str, pos: int, braces: int, stack: list[str], previous: Token |
         inside = iri.group()[1:-1]
         if _UNSAFE_IN_AMBIGUOUS_IRI.intersection(inside):
             out.problem = out.problem or f"{iri.group()} at offset {pos} could also be '<' followed by code"
-        out.shadow.extend(_lex(inside).tokens)
+        out.shadow.append(inside)
     return Token("iri", iri.group(), pos, iri.end(), braces)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kgprofiles.errors import Forbidden, QueryError
-from kgprofiles.sparql_lexer import Reading, Token, reading, readings, unescape_spec
+from kgprofiles.sparql_lexer import Reading, Token, reading, readings, tokens, unescape_spec
 from kgprofiles.vocab import PREFIXES
 
 #: How deeply brackets may nest in a query or update.
@@ -99,9 +99,13 @@ def analyse(text: str) -> Analysis:
     return Analysis(nesting, fetching, tuple(dict.fromkeys(graphs)), unclear)
 
 
+_MAY_FETCH = re.compile("|".join(FETCHING), re.IGNORECASE)
+
+
 def _fetching(read: Reading) -> str | None:
     """SERVICE or LOAD if a keyword (or a prefix, which a keyword can be glued to) holds one."""
-    for token in [*read.tokens, *read.shadow]:
+    shadow = [t for text in read.shadow if _MAY_FETCH.search(text) for t in tokens(text)]
+    for token in [*read.tokens, *shadow]:
         if token.kind == "keyword":
             word = token.text.upper()
         elif token.kind == "name":
