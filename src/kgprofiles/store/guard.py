@@ -106,7 +106,7 @@ def _fetching(read: Reading) -> str | None:
     """SERVICE or LOAD if a keyword (or a prefix, which a keyword can be glued to) holds one."""
     shadow = [t for text in read.shadow if _MAY_FETCH.search(text) for t in tokens(text)]
     for token in [*read.tokens, *shadow]:
-        if token.kind == "keyword":
+        if token.kind in ("keyword", "langtag"):  # (a parser may end a language tag early)
             word = token.text.upper()
         elif token.kind == "name":
             word = token.text.split(":", 1)[0].upper()
