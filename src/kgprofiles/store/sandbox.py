@@ -396,6 +396,7 @@ class QueryPool:
         self._inside = 0  # calls of run() now: running or waiting
         self._closed = False
         self._warm: str | None = None  # the store a replacement worker opens before it is used
+        self._replacing: list[threading.Thread] = []
 
     def __enter__(self) -> QueryPool:
         return self
@@ -507,7 +508,10 @@ class QueryPool:
             if self._closed or self._alive >= self.workers:
                 return
             self._alive += 1
-        threading.Thread(target=self._replace, name="kgprofiles-query-worker", daemon=True).start()
+            self._replacing = [t for t in self._replacing if t.is_alive()]
+            thread = threading.Thread(target=self._replace, name="kgprofiles-query-worker", daemon=True)
+            self._replacing.append(thread)
+        thread.start()
 
     def _replace(self) -> None:
         try:
@@ -528,11 +532,14 @@ class QueryPool:
             return [w.process.pid for w in self._idle if w.process.pid is not None]
 
     def close(self) -> None:
-        """Stop every idle worker now; busy ones stop when their query ends."""
+        """Stop every idle worker now (and those starting); busy ones stop when their query ends."""
         with self._changed:
             self._closed = True
             idle, self._idle = self._idle, []
+            replacing = list(self._replacing)
             self._changed.notify_all()
+        for thread in replacing:  # a worker half started when this process exits prints a traceback
+            thread.join(timeout=START_TIMEOUT_S)
         for worker in idle:
             worker.kill()
             self._lost()
