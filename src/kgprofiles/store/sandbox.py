@@ -22,6 +22,11 @@ Here each query runs in a worker process that is killed (SIGKILL) at the time li
   were fooled. Where the kernel refuses, ``QueryPool.isolation`` says why and the text checks are
   the only layer.
 
+Workers start from a forkserver that has this module, ``kgprofiles.export`` and
+``kgprofiles.cli`` loaded (a new worker, as after a kill, starts in about 15 ms). As always with
+the forkserver and spawn methods, a worker imports the program's main script again (not as
+``__main__``): a script that builds the app must do so under ``if __name__ == "__main__":``.
+
 An in-memory store cannot be shared with another process: ``run_in_thread`` runs a job on it in
 the calling thread, with the same reading, row limit and serialisation, but nothing can stop it at
 the time limit. It is for tests of views over small in-memory stores, never for serving.
