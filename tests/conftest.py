@@ -60,3 +60,30 @@ def views(seed_store, settings: Settings):
     from kgprofiles.profiles import Views
 
     return Views(seed_store, settings.queries_dir)
+
+
+@pytest.fixture(scope="session")
+def seed_store_dir(seed_store, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seed data in an on-disk store directory (closed: nothing holds it), for the query
+    workers, which open a directory read-only."""
+    from collections import defaultdict
+
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    graphs = defaultdict(list)
+    for quad in seed_store.quads():
+        graphs[quad.graph_name.value].append(quad.triple)
+    path = tmp_path_factory.mktemp("seed") / "store"
+    with OxigraphStore(path) as disk:
+        disk.replace_graphs(graphs)
+    return path
+
+
+@pytest.fixture(scope="session")
+def disk_seed_store(seed_store_dir: Path):
+    """The seed data on disk, opened read-only as ``kgprofiles serve`` does. Tests must not write."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    store = OxigraphStore(seed_store_dir, read_only=True)
+    yield store
+    store.close()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,30 @@ def test_building_twice_into_one_store_swaps_the_link(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     assert store.is_symlink()
     assert [p.name for p in (tmp_path / "store.generations").iterdir()] == [store.resolve().name]
+
+
+def test_a_runaway_query_is_stopped_at_the_timeout(store: str) -> None:
+    started = time.monotonic()
+    code, out = kg(store, "query", "-e", "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", "--timeout", "1")
+    assert code == 2 and "time limit hit: the query ran for more than 1 s" in out and "--timeout" in out
+    assert time.monotonic() - started < 10  # the worker's start is not counted; the query is stopped at 1 s
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SELECT * WHERE " + "{" * 3000 + "}" * 3000, "nests brackets 3000 levels deep"),
+        ("SELECT * WHERE { FILTER(" + "(" * 5000 + "1" + ")" * 5000 + ") }", "nests brackets 5002 levels deep"),
+        ("PREFIX ex: <http://x\\u0041#> SELECT * { SERVICE <http://127.0.0.1:9/x> { ?x ?p ?o } }", "SERVICE is not"),
+        ("SELECT * FROM <http://127.0.0.1:9/remote.ttl> { ?s ?p ?o }", "is not a graph of this store"),
+    ],
+    ids=["braces", "parentheses", "escaped-service", "from"],
+)
+def test_crafted_queries_are_refused_with_a_message(store: str, query: str, expected: str) -> None:
+    code, out = kg(store, "query", "-e", query)
+    assert code == 2 and expected in out and "Traceback" not in out
+
+
+def test_the_timeout_must_be_positive(store: str) -> None:
+    code, out = kg(store, "query", "-e", "ASK {}", "--timeout", "0")
+    assert code == 2 and "--timeout must be positive" in out

@@ -16,8 +16,9 @@ import pytest
 
 from kgprofiles.config import Settings
 from kgprofiles.errors import QueryError, RemoteError, StoreError
+from kgprofiles.sparql_lexer import scan
 from kgprofiles.store import OxigraphStore, RemoteStore, SelectResult, Store, open_store
-from kgprofiles.store.binding import SparqlText, inline_values, scan
+from kgprofiles.store.binding import SparqlText, inline_values
 from kgprofiles.store.oxigraph import is_staging
 from kgprofiles.store.remote import GENID, STAGING_GRAPH_PREFIX, derive_endpoints
 from servers import OxigraphServer
@@ -319,6 +320,33 @@ def test_service_is_refused(loaded: Store) -> None:
         loaded.query("SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }")
     with pytest.raises(QueryError, match="LOAD is not allowed"):
         loaded.update("LOAD <http://127.0.0.1:9/data.ttl>")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("PREFIX ex: <http://x\\u0041#> SELECT * { SERVICE <http://127.0.0.1:9/x> { ?x ?p ?o } }", "SERVICE is not"),
+        ("SELECT * { \\u0053ERVICE <http://127.0.0.1:9/x> { ?s ?p ?o } }", "SERVICE is not allowed"),
+        ("SELECT * FROM <http://127.0.0.1:9/remote.ttl> { ?s ?p ?o }", "is not a graph of this store"),
+        ("SELECT * WHERE " + "{" * 3000 + "}" * 3000, "nests brackets 3000 levels deep"),
+        ("SELECT * WHERE { FILTER(" + "(" * 5000 + "1" + ")" * 5000 + ") }", "nests brackets"),
+    ],
+    ids=["escaped-iri", "escaped-keyword", "from", "braces", "parentheses"],
+)
+def test_both_stores_check_a_query_before_their_engine_sees_it(loaded: Store, text: str, expected: str) -> None:
+    with pytest.raises(QueryError, match=expected):
+        loaded.query(text)
+
+
+def test_from_a_graph_of_the_store_is_allowed(loaded: Store) -> None:
+    rows = select(loaded, f"SELECT ?name FROM <{G1}> WHERE {{ ?who schema:name ?name }}")
+    assert "Ada Lovelace" in [row["name"].value for row in rows]  # (both backends read the union even so)
+
+
+def test_an_update_resolves_relative_iris_against_its_base(store: Store) -> None:
+    store.update("INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <relative> } }", base_iri="http://base.example/")
+    rows = select(store, "SELECT ?o WHERE { <urn:s> <urn:p> ?o }")
+    assert rows.rows[0]["o"] == ox.NamedNode("http://base.example/relative")
 
 
 # -- embedded only ------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """/sparql over HTTP (uvicorn on 127.0.0.1, httpx as the client): the SPARQL 1.1 Protocol's three
-ways in, results by Accept, errors, limits, refusals, the service description and the editor page."""
+ways in, results by Accept, errors, limits, refusals, the service description and the editor page.
+The seed store is on disk, so queries run in the real query workers."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import threading
 import time
 from collections.abc import Iterator
 
@@ -29,16 +31,18 @@ TOKEN = "secret-token"
 
 
 @pytest.fixture(scope="module")
-def client(settings: Settings, seed_store) -> Iterator[httpx.Client]:
-    with serving(create_app(settings, seed_store)) as url, httpx.Client(base_url=url, timeout=30) as c:
+def client(settings: Settings, disk_seed_store: OxigraphStore) -> Iterator[httpx.Client]:
+    with serving(create_app(settings, disk_seed_store)) as url, httpx.Client(base_url=url, timeout=30) as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def writable(settings: Settings) -> Iterator[httpx.Client]:
-    app = create_app(settings, OxigraphStore("memory:"), write_token=TOKEN)
+def writable(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    store = OxigraphStore(tmp_path_factory.mktemp("writable") / "store")
+    app = create_app(settings, store, write_token=TOKEN)
     with serving(app) as url, httpx.Client(base_url=url, timeout=30) as c:
         yield c
+    store.close()
 
 
 def names_from_json(response: httpx.Response) -> list[str]:
@@ -163,8 +167,8 @@ def test_the_protocol_dataset_overrides_the_union(client: httpx.Client) -> None:
     assert [b["g"]["value"] for b in named.json()["results"]["bindings"]] == [graph]
 
 
-def test_the_row_limit_says_it_was_hit(settings: Settings, seed_store) -> None:
-    with serving(create_app(settings, seed_store, max_rows=5)) as url:
+def test_the_row_limit_says_it_was_hit(settings: Settings, disk_seed_store: OxigraphStore) -> None:
+    with serving(create_app(settings, disk_seed_store, max_rows=5)) as url:
         too_many = httpx.get(f"{url}/sparql", params={"query": NAMES})
         assert too_many.status_code == 422
         assert too_many.headers["x-kgprofiles-limit"] == "rows"
@@ -181,12 +185,12 @@ def test_the_row_limit_says_it_was_hit(settings: Settings, seed_store) -> None:
         "SELECT (COUNT(*) AS ?c) WHERE { ?a ?p ?x . ?b ?q ?y FILTER (STR(?x) < STR(?y)) }",  # one slow row
     ],
 )
-def test_the_time_limit_says_it_was_hit(settings: Settings, seed_store, query: str) -> None:
-    with serving(create_app(settings, seed_store, query_timeout=0.1, max_rows=100_000_000)) as url:
+def test_the_time_limit_says_it_was_hit(settings: Settings, disk_seed_store: OxigraphStore, query: str) -> None:
+    with serving(create_app(settings, disk_seed_store, query_timeout=0.1, max_rows=100_000_000)) as url:
         started = time.monotonic()
         response = httpx.get(f"{url}/sparql", params={"query": query}, timeout=30)
         assert response.status_code == 503, response.text[:200]
-        assert response.headers["x-kgprofiles-limit"] == "time"
+        assert response.headers["x-kgprofiles-limit"] == "time" and response.headers["retry-after"] == "2"
         assert "time limit hit" in response.text and "0.1 s" in response.text
         assert time.monotonic() - started < 5
 
@@ -257,7 +261,7 @@ def test_updates_with_the_write_token(writable: httpx.Client) -> None:
 
 
 def test_without_yasgui_the_editor_page_is_a_plain_form(settings: Settings, seed_store, tmp_path) -> None:
-    with serving(create_app(settings, seed_store, editor_dir=tmp_path)) as url:
+    with serving(create_app(settings, seed_store, editor_dir=tmp_path)) as url:  # in memory: no workers
         page = httpx.get(f"{url}/sparql", headers={"Accept": "text/html"})
         assert page.status_code == 200
         assert "npm ci" in page.text and '<textarea name="query"' in page.text and "yasgui.min.js" not in page.text
@@ -288,3 +292,51 @@ def test_pages_follow_updates_on_a_writable_site(writable: httpx.Client) -> None
     )
     assert people() == before + 1
     assert "New Person" in writable.get("/people").text
+
+
+def test_a_graph_asked_for_as_application_json_is_json_ld(client: httpx.Client) -> None:
+    """A regression: this answered 500 (a KeyError) before."""
+    response = client.get(
+        "/sparql",
+        params={"query": "CONSTRUCT WHERE { person:horace-he kgp:name ?n }"},
+        headers={"Accept": "application/json"},
+    )
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/ld+json")
+    assert "Horace He" in response.text
+
+
+def test_deep_nesting_is_refused_before_the_engine(client: httpx.Client) -> None:
+    response = client.get("/sparql", params={"query": "SELECT * WHERE " + "{" * 3000 + "}" * 3000})
+    assert response.status_code == 400 and "nests brackets 3000 levels deep" in response.text
+    assert names_from_json(client.get("/sparql", params={"query": NAMES}))  # still serving
+
+
+def test_escaped_service_and_from_outside_the_store_are_refused(client: httpx.Client) -> None:
+    for query in (
+        "PREFIX ex: <http://x\\u0041#> SELECT * { SERVICE <http://127.0.0.1:9/x> { ?x ?p ?o } }",
+        "SELECT * { \\u0053ERVICE <http://127.0.0.1:9/x> { ?x ?p ?o } }",
+        "SELECT * FROM <http://127.0.0.1:9/remote.ttl> { ?s ?p ?o }",
+    ):
+        response = client.get("/sparql", params={"query": query})
+        assert response.status_code == 403, (query, response.text)
+    graph = "https://w3id.org/kgprofiles/graph/file/people/horace-he.ttl"
+    local = client.get("/sparql", params={"query": f"SELECT (COUNT(*) AS ?n) FROM <{graph}> {{ ?s ?p ?o }}"})
+    assert local.status_code == 200 and int(local.json()["results"]["bindings"][0]["n"]["value"]) > 10
+
+
+def test_a_full_endpoint_answers_503_with_retry_after_at_once(
+    settings: Settings, disk_seed_store: OxigraphStore
+) -> None:
+    one = settings.with_overrides(query_workers=1, query_queue=0)
+    runaway = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+    with serving(create_app(one, disk_seed_store, query_timeout=2)) as url:
+        busy = threading.Thread(target=lambda: httpx.get(f"{url}/sparql", params={"query": runaway}, timeout=30))
+        busy.start()
+        time.sleep(0.5)
+        started = time.monotonic()
+        refused = httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=30)
+        assert refused.status_code == 503 and refused.headers["x-kgprofiles-limit"] == "busy"
+        assert refused.headers["retry-after"] == "2" and "the server is busy" in refused.text
+        assert time.monotonic() - started < 1.0
+        busy.join(10)
+        assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=30).status_code == 200

@@ -1,6 +1,6 @@
 """The W3C SPARQL 1.1 Protocol tests, sent over HTTP to a real server (uvicorn on 127.0.0.1).
 
-Two servers, each over a fresh in-memory store:
+Two servers, each over a fresh store on disk (queries run in the query workers):
 * read-only, holding the graphs the query tests read (their ``ut:graphData``, loaded through the
   Store API before serving): every query test passes as the manifest says; every update is refused
   (the valid ones with 403; the malformed ones with the 4xx the manifest expects);
@@ -44,20 +44,27 @@ def tests() -> dict[str, ProtocolTest]:
 
 
 @pytest.fixture(scope="module")
-def read_only(settings: Settings, tests: dict[str, ProtocolTest]) -> Iterator[httpx.Client]:
-    store = OxigraphStore("memory:")
+def read_only(
+    settings: Settings, tests: dict[str, ProtocolTest], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[httpx.Client]:
+    store = OxigraphStore(tmp_path_factory.mktemp("w3c-read") / "store")
     load_graph_data(list(tests.values()), store)
     with serving(create_app(settings, store)) as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
+    store.close()
 
 
 @pytest.fixture(scope="module")
-def writable(settings: Settings, tests: dict[str, ProtocolTest]) -> Iterator[httpx.Client]:
+def writable(
+    settings: Settings, tests: dict[str, ProtocolTest], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[httpx.Client]:
+    store = OxigraphStore(tmp_path_factory.mktemp("w3c-write") / "store")
     with (
-        serving(create_app(settings, OxigraphStore("memory:"), write_token=TOKEN)) as url,
+        serving(create_app(settings, store, write_token=TOKEN)) as url,
         httpx.Client(base_url=url, timeout=30) as client,
     ):
         yield client
+    store.close()
 
 
 def run(test: ProtocolTest, client: httpx.Client, headers: dict[str, str] | None = None) -> list[str]:

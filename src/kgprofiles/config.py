@@ -55,11 +55,32 @@ class Settings:
     update_endpoint: str | None = None
     graph_store_endpoint: str | None = None
     query_timeout_s: float = 30.0
+    query_workers: int = 2  # queries that run at once, each in its own process
+    query_queue: int = 8  # queries that may wait for a worker; more are refused (503)
+    query_memory_mb: int = 2048  # address space of a query worker
+    query_max_depth: int = 128  # how deeply brackets may nest in a query
     related_weights: dict[str, float] = field(default_factory=dict)
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced, ignoring ``None`` values."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth")
+
+
+def _query_limits(table: dict[str, object]) -> dict[str, int]:
+    """The query limits ``kgprofiles.toml`` sets: whole numbers, at least 1 (the queue: 0)."""
+    limits = {}
+    for key in _QUERY_LIMITS:
+        if key not in table:
+            continue
+        value = table[key]
+        least = 0 if key == "query_queue" else 1
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise InputError(f"{CONFIG_FILE}: {key} = {value!r} is not a whole number of at least {least}")
+        limits[key] = value
+    return limits
 
 
 def load_settings(root: Path | None = None, **overrides: object) -> Settings:
@@ -116,6 +137,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         update_endpoint=table.get("update_endpoint"),  # type: ignore[arg-type]
         graph_store_endpoint=table.get("graph_store_endpoint"),  # type: ignore[arg-type]
         query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
+        **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},
     )
     if "store" in overrides and overrides["store"] not in (None, MEMORY):

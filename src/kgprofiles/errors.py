@@ -51,3 +51,20 @@ class RemoteError(StoreError):
 
     kind = "remote error"
     exit_code = 4
+
+
+class Forbidden(QueryError):
+    """A query or update asks for something refused here: fetching a URL (SERVICE, LOAD, a FROM
+    graph the store does not hold)."""
+
+    kind = "forbidden"
+
+
+class LimitHit(KgError):
+    """A query ran into a limit: ``which`` is "time", "rows", "memory" or "busy" (no worker free)."""
+
+    kind = "limit"
+
+    def __init__(self, which: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.which = which

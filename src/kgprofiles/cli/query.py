@@ -29,12 +29,22 @@ def query(
     store: StoreOption = None,
     endpoint: EndpointOption = None,
     list_queries: Annotated[bool, typer.Option("--list", help="List the named queries and their parameters.")] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout", help="Seconds the query may run before it is stopped (default: query_timeout_s, 30)."
+        ),
+    ] = None,
 ) -> None:
     """Run SPARQL: a .rq file, -e 'SPARQL', or a named query (`kgprofiles query org-members
-    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared."""
+    --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared.
+    The query runs in a worker process, stopped at the time limit."""
     from kgprofiles.queries import NamedQuery, get_query, load_queries, parse_query_file
+    from kgprofiles.store.sandbox import query_once
 
-    settings = store_settings(ctx, store, endpoint)
+    if timeout is not None and timeout <= 0:
+        raise InputError("--timeout must be positive")
+    settings = store_settings(ctx, store, endpoint).with_overrides(query_timeout_s=timeout)
     if list_queries:
         for q in load_queries(settings.queries_dir).values():
             params = " ".join(f"--param {p.name}=<{p.type}{'?' if p.optional else ''}>" for p in q.params)
@@ -65,7 +75,14 @@ def query(
         named = get_query(settings.queries_dir, source)
     target = open_reader(settings)
     try:
-        result = named.run(target, values)
+        result = query_once(
+            target,
+            named.text,
+            named.bind(values),
+            timeout_s=settings.query_timeout_s,
+            memory_mb=settings.query_memory_mb,
+            max_depth=settings.query_max_depth,
+        )
     finally:
         target.close()
     _print_result(result, output)

@@ -91,6 +91,12 @@ def serve(
         app = create_app(
             settings, target, write_token, query_timeout=query_timeout, max_rows=max_rows, allow_fetch=allow_fetch
         )
+        pool = app.state.site.pool
+        if pool is not None and pool.isolation is not None:
+            typer.secho(
+                f"kgprofiles: warning: query workers run with the network: {pool.isolation}", err=True, fg="yellow"
+            )
+            typer.echo("hint: SERVICE and LOAD are still refused by reading each query first", err=True)
         url = url_of(host, port)
         source = settings.endpoint or settings.store
         mode = "read-write with the write token" if write_token else "read-only"

@@ -12,45 +12,15 @@ variables are not rewritten (``Unsupported``): their meaning per focus node diff
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rdflib import Graph
 
 from kgprofiles.fast.shapes_model import Unsupported
+from kgprofiles.sparql_lexer import Token, tokens
 
-_TOKEN = re.compile(
-    r"""
-    (?P<comment>\#[^\n\r]*)
-  | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-              |'(?:[^'\\\n\r]|\\.)*'|"(?:[^"\\\n\r]|\\.)*")
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<word>[?$]?[\w.:\-]+)
-  | (?P<brace>[{}])
-  | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
 _FORBIDDEN = {"MINUS", "VALUES", "SERVICE", "GROUP", "HAVING", "LIMIT", "OFFSET", "ORDER", "GRAPH", "FROM"}
 _PREBOUND = {"$currentshape", "$shapesgraph", "$path", "$value", "?currentshape", "?shapesgraph", "?path"}
-
-
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    text: str
-    start: int
-    end: int
-    depth: int
-
-
-def _tokens(text: str) -> Iterator[_Token]:
-    depth = 0
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or "other"
-        yield _Token(kind, m.group(), m.start(), m.end(), depth)
-        if kind == "brace":
-            depth = depth + 1 if m.group() == "{" else depth - 1
 
 
 def default_prefixes() -> dict[str, str]:
@@ -70,8 +40,8 @@ class RewrittenSelect:
 def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> RewrittenSelect:
     """``select`` (an sh:select text) as one query over all focus nodes bound by ``target`` (a
     group graph pattern binding ``?this``), with ``prefixes`` declared before it."""
-    tokens = list(_tokens(select))
-    words = [t for t in tokens if t.kind == "word"]
+    lexed = tokens(select)
+    words = [t for t in lexed if t.is_word]
     uppers = [w.text.upper() for w in words]
     found = sorted(_FORBIDDEN.intersection(uppers))
     if found:
@@ -84,7 +54,7 @@ def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     where_at = uppers.index("WHERE")
     head = words[select_at + 1 : where_at]
     if any(
-        t.kind == "other" and t.text == "(" for t in tokens if words[select_at].end <= t.start < words[where_at].start
+        t.kind == "punct" and t.text == "(" for t in lexed if words[select_at].end <= t.start < words[where_at].start
     ):
         raise Unsupported("an sh:sparql query with expressions in its projection")
     modifiers = [w for w in head if not w.text.startswith(("?", "$"))]
@@ -93,14 +63,12 @@ def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     names = tuple(w.text[1:] for w in head if w.text.startswith(("?", "$")))
     if not names:
         raise Unsupported("an sh:sparql query with SELECT *")
-    opening = next((t for t in tokens if t.kind == "brace" and t.text == "{" and t.start > words[where_at].start), None)
+    opening = next((t for t in lexed if t.kind == "brace" and t.text == "{" and t.start > words[where_at].start), None)
     if opening is None or opening.depth != 0:
         raise Unsupported("an sh:sparql query whose WHERE group cannot be found")
     body_start = opening.end
-    closing = next(
-        t for t in tokens if t.kind == "brace" and t.text == "}" and t.depth == 1 and t.start > opening.start
-    )
-    _check_this_positions(tokens, opening, closing)
+    closing = next(t for t in lexed if t.kind == "brace" and t.text == "}" and t.depth == 1 and t.start > opening.start)
+    _check_this_positions(lexed, opening, closing)
     body = re.sub(r"\$this\b", "?this", select[body_start : closing.start])
     projection = " ".join(["?this", *(f"?{n}" for n in names if n != "this")])
     declared = dict(default_prefixes())
@@ -110,11 +78,11 @@ def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     return RewrittenSelect(text, names, "this" in names)
 
 
-def _check_this_positions(tokens: list[_Token], opening: _Token, closing: _Token) -> None:
+def _check_this_positions(lexed: list[Token], opening: Token, closing: Token) -> None:
     """``$this`` must be bound wherever it is used once it is joined at the top of the group: at
     the group's top level, or inside a FILTER [NOT] EXISTS group opened at the top level."""
     top = opening.depth + 1
-    body = [t for t in tokens if opening.end <= t.start < closing.start and t.kind in ("word", "brace")]
+    body = [t for t in lexed if opening.end <= t.start < closing.start and (t.is_word or t.kind == "brace")]
     exists_depths: list[int] = []
     previous: list[str] = []
     for t in body:

@@ -86,8 +86,8 @@ class Store(Protocol):
         prefixes are predeclared. A malformed query raises QueryError with line and column."""
         ...
 
-    def update(self, sparql: str) -> None:
-        """Run a SPARQL 1.1 Update, as one transaction."""
+    def update(self, sparql: str, base_iri: str | None = None) -> None:
+        """Run a SPARQL 1.1 Update, as one transaction; relative IRIs resolve against ``base_iri``."""
         ...
 
     def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:

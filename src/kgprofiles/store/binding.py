@@ -1,5 +1,5 @@
-"""SPARQL text, read just enough to bind parameters safely: a small scanner that knows strings,
-IRIs and comments (so keywords and braces are really keywords and braces), and the one way
+"""SPARQL text, read just enough to bind parameters safely (through the project's lexer,
+``kgprofiles.sparql_lexer``, so keywords and braces are really keywords and braces), and the one way
 parameters are bound as RDF terms: a ``VALUES`` clause at the start of the query's outermost WHERE
 group, its terms written by pyoxigraph in N-Triples syntax, which escapes them, so a value can never
 change the query's structure (no SPARQL injection).
@@ -15,65 +15,21 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
+from kgprofiles.sparql_lexer import scan
 from kgprofiles.vocab import PREFIXES
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
 
 QUERY_FORMS = frozenset({"SELECT", "CONSTRUCT", "DESCRIBE", "ASK"})
 UPDATE_FORMS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
-#: Keywords that make the SPARQL engine fetch a URL; refused unless the store allows it.
-FETCHING_KEYWORDS = frozenset({"SERVICE", "LOAD"})
 _VARNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-# ---------------------------------------------------------------------------------------------
-# SPARQL text: a small scanner that knows strings, IRIs and comments, enough to find keywords
-# and braces that are really keywords and braces.
-
-_TOKEN = re.compile(
-    r"""
-    (?P<comment>\#[^\n\r]*)
-  | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-              |'(?:[^'\\\n\r]|\\.)*'|"(?:[^"\\\n\r]|\\.)*")
-  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-  | (?P<word>[?$]?[\w.:\-]+)
-  | (?P<brace>[{}])
-  | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: str  # "word" or "brace"
-    text: str
-    start: int
-    depth: int  # brace depth before this token
-
-    @property
-    def keyword(self) -> str | None:
-        """The upper-cased keyword, if this token is a bare word (not a variable or prefixed name)."""
-        return self.text.upper() if self.kind == "word" and self.text.isalpha() else None
-
-
-def scan(text: str) -> Iterator[Token]:
-    """The words and braces of a SPARQL text, skipping strings, IRIs and comments."""
-    depth = 0
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup
-        if kind == "word":
-            yield Token("word", match.group(), match.start(), depth)
-        elif kind == "brace":
-            yield Token("brace", match.group(), match.start(), depth)
-            depth = depth + 1 if match.group() == "{" else max(0, depth - 1)
 
 
 def sparql_form(text: str) -> str | None:
@@ -82,21 +38,6 @@ def sparql_form(text: str) -> str | None:
         if token.keyword in QUERY_FORMS or token.keyword in UPDATE_FORMS:
             return token.keyword
     return None
-
-
-def check_no_fetch(text: str) -> None:
-    """Refuse SERVICE and LOAD: a query must not make the engine fetch a URL."""
-    keyword = _fetching_keyword(text)
-    if keyword is not None:
-        raise QueryError(
-            f"{keyword} is not allowed: it would fetch a URL",
-            "open the store with allow_fetch=True if you really mean it",
-        )
-
-
-@lru_cache(maxsize=512)  # the named queries come back again and again
-def _fetching_keyword(text: str) -> str | None:
-    return next((t.keyword for t in scan(text) if t.keyword in FETCHING_KEYWORDS), None)
 
 
 def declared_prefixes(text: str) -> set[str]:

@@ -30,8 +30,8 @@ again 0.5 s / 0.5-0.7 s; all different triples 1.5-2 s / 5-10 s; with blank node
 staging + MOVE, over an old graph of the same size) 1.6-2.8 s / 12-19 s. For 10,000 triples every
 case is under 0.7 s on disk. The update text is built in memory (~100 bytes a triple).
 
-Module-level helpers here (``scan``, ``inline_values``, ``SparqlText``, ``serialize_dataset``…) are
-shared with the remote backend, which cannot use substitutions at all.
+Module-level helpers here (``serialize_dataset``, ``check_replacement``, ``graph_node``…) are shared
+with the remote backend; both check queries with ``guard.py`` and bind with ``binding.py``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store import generations
 from kgprofiles.store.base import QueryResult, SelectResult, Term
-from kgprofiles.store.binding import SparqlText, check_bindings, check_no_fetch, inline_values
+from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
+from kgprofiles.store.guard import MAX_DEPTH, check_query
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -226,10 +227,16 @@ class OxigraphStore:
         Bindings become a ``VALUES`` clause at the start of the WHERE group (``binding.py``: the
         terms are escaped, never pasted), exactly as on a remote server. A malformed query raises
         QueryError "line L, column C: …" at the user's own line and column."""
+        return self._run(self.prepared(sparql, bindings))
+
+    def prepared(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None, max_depth: int = MAX_DEPTH
+    ) -> SparqlText:
+        """The text to send for ``sparql`` and its bindings, once it passed the checks
+        (``guard.py``: nesting, and no SERVICE, LOAD or FROM outside the store unless allowed)."""
         bound = check_bindings(bindings)
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
-        return self._run(inline_values(SparqlText.of(sparql), bound))
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs, max_depth=max_depth)
+        return inline_values(SparqlText.of(sparql), bound)
 
     def _run(self, text: SparqlText) -> QueryResult:
         try:
@@ -271,10 +278,10 @@ class OxigraphStore:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def update(self, sparql: str, *, base_iri: str | None = None) -> None:
-        """Run a SPARQL 1.1 Update (project prefixes predeclared) as one transaction."""
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
+    def update(self, sparql: str, base_iri: str | None = None) -> None:
+        """Run a SPARQL 1.1 Update (project prefixes predeclared; relative IRIs against
+        ``base_iri``) as one transaction."""
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         with self._lock:
             self._update(SparqlText.of(sparql), prefixes=PREFIXES, base_iri=base_iri)
 
@@ -340,6 +347,16 @@ class OxigraphStore:
     def drop_graph(self, graph: str) -> None:
         """Remove one named graph and its triples (nothing happens if it is absent)."""
         self.replace_graphs({}, drop=[graph])
+
+    def snapshot(self, target: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the store on disk to ``target`` (a new directory; files
+        hard-linked where the file system allows), for readers in other processes."""
+        if self.location == MEMORY:
+            raise StoreError("an in-memory store cannot be copied to disk")
+        try:
+            self.store.backup(target)
+        except OSError as exc:
+            raise StoreError(f"cannot copy {self._name} to {target}: {exc}") from exc
 
     def flush(self) -> None:
         """Make sure every committed write is on disk (a no-op in memory)."""

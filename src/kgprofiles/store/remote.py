@@ -74,11 +74,11 @@ from kgprofiles.store.binding import (
     QUERY_FORMS,
     SparqlText,
     check_bindings,
-    check_no_fetch,
     inline_values,
     query_prologue,
     sparql_form,
 )
+from kgprofiles.store.guard import check_query
 from kgprofiles.store.oxigraph import (
     STAGING_GRAPH_PREFIX,
     as_triple,
@@ -212,8 +212,7 @@ class RemoteStore:
         at the start of the outermost WHERE group (blank nodes as their skolem IRIs). A query
         the server rejects as malformed (HTTP 400) raises QueryError with the server's message,
         its position mapped to ``sparql``; any other failure raises RemoteError."""
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         form = sparql_form(sparql)
         if form is not None and form not in QUERY_FORMS:
             raise QueryError(f"{form} is an update, not a query", "use update() for SPARQL Update")
@@ -289,12 +288,13 @@ class RemoteStore:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def update(self, sparql: str) -> None:
-        """Run a SPARQL 1.1 Update (project prefixes predeclared) as one request; the server
-        decides whether a request is one transaction (Oxigraph: yes)."""
-        if not self.allow_fetch:
-            check_no_fetch(sparql)
-        self._post_update(SparqlText.of(sparql).prepend(query_prologue(sparql)))
+    def update(self, sparql: str, base_iri: str | None = None) -> None:
+        """Run a SPARQL 1.1 Update (project prefixes predeclared; relative IRIs against
+        ``base_iri``) as one request; the server decides whether a request is one transaction
+        (Oxigraph: yes)."""
+        check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
+        base = f"BASE {graph_node(base_iri)}\n" if base_iri else ""
+        self._post_update(SparqlText.of(sparql).prepend(base + query_prologue(sparql)))
 
     def _post_update(self, text: SparqlText) -> None:
         self._send("POST", self.update_endpoint, text.sent.encode("utf-8"), "application/sparql-update", text=text)

@@ -49,8 +49,9 @@ def create_app(
 ) -> Starlette:
     """The web app over ``store`` (default: the store the settings name, opened now and closed
     when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
-    ``query_timeout`` seconds (default: settings.query_timeout_s) and ``max_rows`` rows; SERVICE
-    and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
+    ``query_timeout`` seconds (default: settings.query_timeout_s) and ``max_rows`` rows, and over an
+    on-disk store run in ``settings.query_workers`` worker processes (started now, stopped with
+    the app); SERVICE and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
     (default: node_modules/@triply/yasgui/build under the project root); without it, /sparql
     offers a plain query form."""
     owns = store is None
@@ -61,6 +62,7 @@ def create_app(
     limits = Limits(
         timeout_s=query_timeout if query_timeout is not None else settings.query_timeout_s,
         max_rows=max_rows if max_rows is not None else DEFAULT_MAX_ROWS,
+        max_depth=settings.query_max_depth,
     )
     site = Site(
         settings,

@@ -13,8 +13,9 @@ from starlette.responses import HTMLResponse
 
 from kgprofiles.queries import NamedQuery, load_queries
 from kgprofiles.render.html import page as render_page
+from kgprofiles.sparql_lexer import scan
 from kgprofiles.store.base import Term
-from kgprofiles.store.binding import bind_values, declared_prefixes, scan
+from kgprofiles.store.binding import bind_values, declared_prefixes
 from kgprofiles.vocab import PREFIXES, XSD_NS
 from kgprofiles.web.site import Site, site_of
 
@@ -61,7 +62,7 @@ class Example:
 
 def used_prefixes(text: str) -> list[str]:
     """The project prefixes a query uses without declaring them, in the project's order."""
-    used = {t.text.split(":", 1)[0] for t in scan(text) if t.kind == "word" and ":" in t.text}
+    used = {t.text.split(":", 1)[0] for t in scan(text) if t.kind == "name"}
     declared = declared_prefixes(text)
     return [name for name in PREFIXES if name in used and name not in declared]
 

@@ -1,36 +1,44 @@
-"""Running SPARQL for the endpoint: the protocol's dataset, a time limit and a row limit, and no
-SERVICE or LOAD unless allowed.
+"""Running SPARQL for the endpoint: every text is checked first (``store/guard.py``: nesting, no
+SERVICE or LOAD, no FROM outside the store, unless fetching is allowed), then
 
-The embedded store is queried through its pyoxigraph store directly, so results are read lazily
-(the row limit stops reading, the time limit is checked as rows come) and the protocol's
-``default-graph-uri`` / ``named-graph-uri`` become the query's dataset. Any other store (a remote
-SPARQL server) is queried through the Store contract; it has no dataset parameters, so a request
-with them is refused there with a hint.
+* a query over the embedded store on disk runs in a query worker (``store/sandbox.py``): killed at
+  the time limit, its memory capped, its result read up to the row limit and serialised there; the
+  protocol's ``default-graph-uri`` / ``named-graph-uri`` become the query's dataset;
+* a query over an in-memory store runs in the calling thread (``sandbox.run_in_thread``; nothing
+  stops it at the time limit: for tests of small stores, never for serving);
+* a query over a remote SPARQL server goes through the Store contract (its HTTP timeout); it has
+  no dataset parameters, so a request with them is refused with a hint;
+* an update runs on the store itself, as one transaction (no time limit: a write is never cut
+  short); the workers then read a new snapshot of the store (``sandbox.WorkerCopy``).
 
-Everything here blocks: the endpoint runs it in a worker thread under a deadline
-(``kgprofiles.web.sparql``).
+Everything here blocks: the endpoint runs it in a thread (``kgprofiles.web.sparql``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 import pyoxigraph as ox
 
-from kgprofiles.errors import InputError, KgError, QueryError, StoreError
-from kgprofiles.store.base import QueryResult, SelectResult, Store, solution_rows
-from kgprofiles.store.binding import SparqlText, scan
+from kgprofiles.config import MEMORY
+from kgprofiles.errors import InputError
+from kgprofiles.sparql_lexer import scan
+from kgprofiles.store.base import SelectResult, Store
+from kgprofiles.store.binding import SparqlText
+from kgprofiles.store.guard import MAX_DEPTH, check_query
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.sandbox import (
+    Answer,
+    QueryJob,
+    QueryPool,
+    WorkerCopy,
+    row_limit_hit,
+    run_in_thread,
+    time_limit_hit,
+)
 from kgprofiles.store.writer import update_published
-from kgprofiles.vocab import PREFIXES
-
-FETCHING = ("SERVICE", "LOAD")
-_CHECK_EVERY = 256  # rows read between two looks at the clock
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -47,52 +55,12 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Limits:
-    """How long a query may run and how many rows (or triples) it may return."""
+    """How long a query may run, how many rows (or triples) it may return, and how deeply its
+    brackets may nest."""
 
     timeout_s: float = 30.0
     max_rows: int = 100_000
-
-
-class LimitHit(KgError):
-    """A query ran into the time limit or the row limit; ``which`` says which one."""
-
-    kind = "limit"
-
-    def __init__(self, which: str, message: str, hint: str) -> None:
-        super().__init__(message, hint)
-        self.which = which
-
-
-class Forbidden(KgError):
-    """The server's configuration refuses this operation (SERVICE, LOAD)."""
-
-    kind = "forbidden"
-
-
-def time_limit_hit(limits: Limits) -> LimitHit:
-    return LimitHit(
-        "time",
-        f"time limit hit: the query ran for more than {limits.timeout_s:g} s",
-        "narrow the query (more specific patterns, LIMIT), or ask the operator for a longer --query-timeout",
-    )
-
-
-def row_limit_hit(limits: Limits) -> LimitHit:
-    return LimitHit(
-        "rows",
-        f"row limit hit: the result has more than {limits.max_rows} rows",
-        "add LIMIT (and OFFSET to page through), or use the whole-graph downloads at /downloads",
-    )
-
-
-def check_fetch(text: str, what: str = "query") -> None:
-    """Refuse SERVICE and LOAD: the server never fetches a URL because a request asked it to."""
-    for token in scan(text):
-        if token.keyword in FETCHING:
-            raise Forbidden(
-                f"{token.keyword} is not allowed on this server: it would fetch a URL",
-                "run the query somewhere that allows federation, or start the server with --allow-fetch",
-            )
+    max_depth: int = MAX_DEPTH
 
 
 def check_update_dataset(text: str) -> None:
@@ -127,95 +95,90 @@ def with_using(text: str, dataset: Dataset) -> str:
     return text
 
 
-def _bounded(items: Iterable[T], limits: Limits, deadline: float) -> list[T]:
-    """Read at most ``max_rows`` items, looking at the clock as they come."""
-    out: list[T] = []
-    for count, item in enumerate(items):
-        if count >= limits.max_rows:
-            raise row_limit_hit(limits)
-        if count % _CHECK_EVERY == 0 and time.monotonic() > deadline:
-            raise time_limit_hit(limits)
-        out.append(item)
-    return out
-
-
 class Engine:
-    """Runs the endpoint's queries and updates against one store."""
+    """Runs the endpoint's queries and updates against one store; ``pool`` runs the queries over
+    an on-disk embedded store (required for one). ``local_graphs`` gives the graphs FROM may name
+    (default: the store's, asked each time)."""
 
-    def __init__(self, store: Store, limits: Limits, allow_fetch: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        limits: Limits,
+        allow_fetch: bool = False,
+        pool: QueryPool | None = None,
+        local_graphs: Callable[[], Collection[str]] | None = None,
+    ) -> None:
+        if isinstance(store, OxigraphStore) and store.location != MEMORY and pool is None:
+            raise ValueError("queries over an on-disk store run in a QueryPool")
         self.store = store
         self.limits = limits
         self.allow_fetch = allow_fetch
+        self.pool = pool
+        self.local_graphs = local_graphs or store.graphs
+        self.copy = WorkerCopy(store) if pool is not None and isinstance(store, OxigraphStore) else None
 
-    @property
-    def embedded(self) -> ox.Store | None:
-        return self.store.store if isinstance(self.store, OxigraphStore) else None
+    def check(self, sparql: str) -> None:
+        check_query(
+            sparql, allow_fetch=self.allow_fetch, local_graphs=self.local_graphs, max_depth=self.limits.max_depth
+        )
 
-    def query(self, sparql: str, dataset: Dataset | None = None, base_iri: str | None = None) -> QueryResult:
-        """A SELECT result, a boolean, or triples; raises QueryError (malformed), Forbidden,
-        LimitHit or StoreError."""
-        deadline = time.monotonic() + self.limits.timeout_s
-        if not self.allow_fetch:
-            check_fetch(sparql)
-        raw = self.embedded
-        if raw is None:
-            return self._query_contract(sparql, dataset, deadline)
-        options: dict[str, Any] = {"base_iri": base_iri, "prefixes": PREFIXES}
-        if dataset:
-            options["default_graph"] = [ox.NamedNode(g) for g in dataset.default_graphs]
-            options["named_graphs"] = [ox.NamedNode(g) for g in dataset.named_graphs]
-        else:
-            options["use_default_graph_as_union"] = True
-        # pyoxigraph's lazy results must be dropped on the thread that made them: read them here,
-        # and keep no traceback that would hold them once the error leaves this thread.
-        failure: Exception | None = None
-        try:
-            answer = _read(raw.query(sparql, **options), self.limits, deadline)
-        except Exception as exc:  # re-raised below, as a KgError
-            failure = exc
-            failure.__traceback__ = None
-        if failure is None:
-            return answer
-        if isinstance(failure, KgError):
-            raise failure
-        if isinstance(failure, SyntaxError):
-            raise QueryError(SparqlText.of(sparql).locate(str(failure))) from None
-        if isinstance(failure, OSError):
-            raise StoreError(f"the query failed on the store: {failure}") from None
-        raise QueryError(str(failure)) from None
+    def query(
+        self,
+        sparql: str,
+        dataset: Dataset | None = None,
+        base_iri: str | None = None,
+        media_types: tuple[tuple[str, str], ...] = (),
+    ) -> Answer:
+        """The answer: bytes in the media type ``media_types`` gives for its kind of result
+        ("select", "boolean", "graph"), else the result itself. Raises QueryError (malformed,
+        too deep), Forbidden, LimitHit or StoreError."""
+        started = time.monotonic()
+        self.check(sparql)
+        if not isinstance(self.store, OxigraphStore):
+            return self._query_contract(sparql, dataset, started)
+        dataset = dataset or Dataset()
+        job = QueryJob(
+            self.store.location if self.copy is None else self.copy.location,
+            SparqlText.of(sparql),
+            base_iri=base_iri,
+            default_graphs=dataset.default_graphs,
+            named_graphs=dataset.named_graphs,
+            max_rows=self.limits.max_rows,
+            media_types=media_types,
+        )
+        if self.pool is None:
+            return run_in_thread(self.store, job)
+        return self.pool.run(job, self.limits.timeout_s, started)
 
-    def _query_contract(self, sparql: str, dataset: Dataset | None, deadline: float) -> QueryResult:
+    def _query_contract(self, sparql: str, dataset: Dataset | None, started: float) -> Answer:
         if dataset:
             raise InputError(
                 "default-graph-uri and named-graph-uri are not supported when serving a remote store",
                 "write FROM / FROM NAMED in the query instead",
             )
         result = self.store.query(sparql)
-        if time.monotonic() > deadline:
-            raise time_limit_hit(self.limits)
+        if time.monotonic() - started > self.limits.timeout_s:
+            raise time_limit_hit(self.limits.timeout_s)
         size = len(result) if isinstance(result, SelectResult | list) else 0
         if size > self.limits.max_rows:
-            raise row_limit_hit(self.limits)
+            raise row_limit_hit(self.limits.max_rows)
         return result
 
     def update(self, sparql: str, dataset: Dataset | None = None, base_iri: str | None = None) -> None:
         """Run a SPARQL 1.1 Update as one transaction (no time limit: a write is never cut short)."""
-        if not self.allow_fetch:
-            check_fetch(sparql, "update")
         sent = with_using(sparql, dataset or Dataset())
+        self.check(sparql)
         if isinstance(self.store, OxigraphStore) and self.store.link is not None:
             # A published generation is never written: the update makes and publishes a new one.
             update_published(self.store.link, sent, base_iri=base_iri, command="kgprofiles serve (a SPARQL update)")
             return
-        self.store.update(f"BASE <{base_iri}> {sent}" if base_iri else sent)
+        try:
+            self.store.update(sent, base_iri=base_iri)
+        finally:
+            if self.copy is not None:
+                self.copy.refresh()
 
-
-def _read(
-    result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, limits: Limits, deadline: float
-) -> QueryResult:
-    if isinstance(result, ox.QueryBoolean):
-        return bool(result)
-    if isinstance(result, ox.QueryTriples):
-        return _bounded(result, limits, deadline)
-    names = tuple(v.value for v in result.variables)
-    return SelectResult(names, tuple(_bounded(solution_rows(result, names), limits, deadline)))
+    def close(self) -> None:
+        """Remove the workers' snapshots (the pool and the store are closed by their owners)."""
+        if self.copy is not None:
+            self.copy.close()

@@ -23,15 +23,17 @@ import anyio
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kgprofiles.config import Settings
+from kgprofiles.config import MEMORY, Settings
 from kgprofiles.profiles import Views
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.sandbox import QueryPool
 from kgprofiles.web.engine import Engine, Limits
 
 T = TypeVar("T")
 
-#: Queries running at once in worker threads; more wait for a turn (inside their time limit).
+#: Queries over a remote or in-memory store running at once in threads; more wait for a turn
+#: (inside their time limit). Over an on-disk store, the query workers' number and queue decide.
 QUERY_THREADS = 4
 #: How often (seconds) requests look whether a newer generation was published.
 FOLLOW_EVERY_S = 0.2
@@ -58,6 +60,7 @@ class Snapshot:
     def close(self) -> None:
         if self.warming is not None:
             self.warming.join(timeout=5)  # a daemon: it stops with the process if still reading
+        self.engine.close()
         self.store.close()
 
 
@@ -73,23 +76,27 @@ class Site:
     _latest: Snapshot = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _looked_at: float = field(default=0.0, init=False)
+    pool: QueryPool | None = field(default=None, init=False)
     _limiter: anyio.CapacityLimiter | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        self._latest = self._snapshot(self.store_at_start)
+        store = self.store_at_start
+        if isinstance(store, OxigraphStore) and store.location != MEMORY:
+            self.pool = QueryPool(self.settings.query_workers, self.settings.query_queue, self.settings.query_memory_mb)
+        self._latest = self._snapshot(store)
+        if self.pool is not None:
+            engine = self._latest.engine
+            self.pool.start(warm=engine.copy.location if engine.copy is not None else store.location)
 
     def _snapshot(self, store: Store) -> Snapshot:
         # A stable store: whole-graph results (related people, organisation sizes) read once.
         stable = self.write_token is None and isinstance(store, OxigraphStore)
         views = Views(store, self.settings.queries_dir, self.settings.related_weights, stable=stable)
         link = _link_of(store)
-        snapshot = Snapshot(
-            store,
-            views,
-            Engine(store, self.limits, self.allow_fetch),
-            stable,
-            link_target=os.readlink(link) if link else None,
-        )
+        cache: dict[str, Any] = {}
+        graphs = (lambda: cache.setdefault("graphs", frozenset(store.graphs()))) if stable else None
+        engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs)
+        snapshot = Snapshot(store, views, engine, stable, link_target=os.readlink(link) if link else None)
         snapshot.warming = views.warm() if stable else None
         return snapshot
 
@@ -162,9 +169,10 @@ class Site:
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
-        """The worker threads for /sparql (made on first use: it needs the running event loop)."""
+        """The threads for /sparql (made on first use: it needs the running event loop)."""
         if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(QUERY_THREADS)
+            size = QUERY_THREADS if self.pool is None else self.pool.workers + self.pool.queue
+            self._limiter = anyio.CapacityLimiter(size)
         return self._limiter
 
     def cached(self, key: str, make: Callable[[], T]) -> T:
@@ -186,6 +194,9 @@ class Site:
     def close(self) -> None:
         with self._lock:
             latest = self._latest
+        if self.pool is not None:
+            self.pool.close()
+        latest.engine.close()
         if latest.warming is not None:
             latest.warming.join(timeout=5)
         if latest.store is not self.store_at_start or self.owns_store:

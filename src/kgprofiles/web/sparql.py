@@ -1,6 +1,7 @@
-"""``/sparql``: the SPARQL 1.1 Protocol endpoint. Queries run in worker threads under the time
-limit; updates need the write token; a GET without a query gives the query editor (HTML) or the
-service description (RDF)."""
+"""``/sparql``: the SPARQL 1.1 Protocol endpoint. Queries run under the time limit (in the query
+workers over an on-disk store, ``web/engine.py``); when every worker is taken and the queue is
+full, the answer is 503 at once. Updates need the write token; a GET without a query gives the
+query editor (HTML) or the service description (RDF)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kgprofiles.errors import InputError, KgError, QueryError, RemoteError
+from kgprofiles.errors import Forbidden, InputError, KgError, LimitHit, QueryError, RemoteError
+from kgprofiles.result_formats import kind_of
+from kgprofiles.store.sandbox import RETRY_AFTER_S, Serialised, busy, time_limit_hit
 from kgprofiles.web import description, editor, results
-from kgprofiles.web.engine import Forbidden, LimitHit, time_limit_hit
 from kgprofiles.web.negotiation import choose
 from kgprofiles.web.protocol import Operation, ProtocolError, read_operation
 from kgprofiles.web.site import Site, site_of
 
-#: How long past the time limit a query stuck inside the engine may take before the client is
-#: answered anyway (the engine checks the limit itself between rows).
+#: How long past the time limit a query may take before the client is answered anyway (the query
+#: workers answer at the limit; a remote store or an in-memory one may not).
 GRACE_S = 1.0
 T = TypeVar("T")
 
@@ -62,28 +64,33 @@ async def without_operation(request: Request) -> Response:
 
 
 async def in_worker(site: Site, work: Callable[[], T]) -> T:
-    """Run blocking work in one of the query threads; the time limit counts from now."""
+    """Run blocking work in one of the /sparql threads; the time limit counts from now."""
     try:
         with anyio.fail_after(site.limits.timeout_s + GRACE_S):
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True, limiter=site.limiter)
     except TimeoutError as exc:
-        raise time_limit_hit(site.limits) from exc
+        raise time_limit_hit(site.limits.timeout_s) from exc
 
 
 async def query(request: Request, operation: Operation) -> Response:
     site = site_of(request)
+    if site.pool is not None and site.pool.full:
+        return failure(busy(site.pool.workers))
+    # The media type for each kind of result. A client that accepts none of the offers gets the
+    # default form rather than a 406: some ask for SPARQL XML results whatever the query (roqet).
     accept = request.headers.get("accept")
+    chosen = {kind: choose(accept, offers) or offers[0] for kind, offers in results.OFFERS.items()}
+    in_bytes = tuple((kind, media) for kind, media in chosen.items() if media != results.HTML)
     base = endpoint_url(request)
-
-    def work() -> tuple[bytes, str]:
-        result = site.engine.query(operation.text, operation.dataset, base)
-        offers = results.offers(result)
-        # A client that accepts none of the offers gets the default form rather than a 406:
-        # some clients ask for SPARQL XML results whatever the query (rasqal's roqet does).
-        return results.serialize(result, choose(accept, offers) or offers[0], operation.text)
-
     try:
-        body, content_type = await in_worker(site, work)
+        answer = await in_worker(site, lambda: site.engine.query(operation.text, operation.dataset, base, in_bytes))
+        if isinstance(answer, Serialised):
+            body, content_type = answer.body, answer.content_type
+        else:
+            media_type = chosen[kind_of(answer)]
+            body, content_type = await anyio.to_thread.run_sync(
+                lambda: results.serialize(answer, media_type, operation.text)
+            )
     except KgError as exc:
         return failure(exc)
     return Response(body, headers={"Content-Type": content_type, "Vary": "Accept"})
@@ -115,8 +122,10 @@ async def update(request: Request, operation: Operation) -> Response:
 def failure(exc: KgError) -> Response:
     """The status and message for an error of the engine or the store."""
     if isinstance(exc, LimitHit):
-        status = 503 if exc.which == "time" else 422
-        return error(status, exc.message, exc.hint, {"X-Kgprofiles-Limit": exc.which})
+        if exc.which == "rows":
+            return error(422, exc.message, exc.hint, {"X-Kgprofiles-Limit": exc.which})
+        headers = {"X-Kgprofiles-Limit": exc.which, "Retry-After": str(RETRY_AFTER_S)}
+        return error(503, exc.message, exc.hint, headers)
     if isinstance(exc, Forbidden):
         return error(403, exc.message, exc.hint)
     if isinstance(exc, QueryError | InputError):

@@ -1,0 +1,71 @@
+"""Query results as bytes in a media type: SPARQL JSON, XML, CSV or TSV for SELECT (JSON or XML
+for ASK); Turtle, N-Triples, JSON-LD or RDF/XML for CONSTRUCT and DESCRIBE.
+
+The query workers serialise here (``store/sandbox.py``), so that only bytes travel back to the
+server; the endpoint serialises here the results it holds itself (``web/results.py``, which adds
+the HTML page).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyoxigraph as ox
+
+from kgprofiles.store.base import QueryResult, SelectResult
+
+JSON = "application/sparql-results+json"
+XML = "application/sparql-results+xml"
+CSV = "text/csv"
+TSV = "text/tab-separated-values"
+TURTLE = "text/turtle"
+NTRIPLES = "application/n-triples"
+JSONLD = "application/ld+json"
+RDFXML = "application/rdf+xml"
+
+#: Other names clients use for these formats ("application/json" is JSON-LD for a graph).
+ALIASES = {
+    "application/json": JSON,
+    "application/xml": XML,
+    "text/xml": XML,
+    "application/x-turtle": TURTLE,
+    "text/plain": NTRIPLES,
+}
+_RESULT_FORMATS = {
+    JSON: ox.QueryResultsFormat.JSON,
+    XML: ox.QueryResultsFormat.XML,
+    CSV: ox.QueryResultsFormat.CSV,
+    TSV: ox.QueryResultsFormat.TSV,
+}
+_GRAPH_FORMATS = {TURTLE: "ttl", NTRIPLES: "nt", JSONLD: "jsonld"}
+_CHARSET = {JSON, CSV, TSV, TURTLE, NTRIPLES, JSONLD}
+
+
+def kind_of(result: QueryResult) -> str:
+    """ "select", "boolean" (ASK) or "graph" (CONSTRUCT, DESCRIBE)."""
+    if isinstance(result, bool):
+        return "boolean"
+    return "select" if isinstance(result, SelectResult) else "graph"
+
+
+def serialize(result: QueryResult, media_type: str) -> tuple[bytes, str]:
+    """The result as ``media_type`` (a format above or an alias, fitting the kind of result):
+    (body, Content-Type header)."""
+    graph = kind_of(result) == "graph"
+    media_type = JSONLD if graph and media_type == "application/json" else ALIASES.get(media_type, media_type)
+    if isinstance(result, bool):
+        doc = json.dumps({"head": {}, "boolean": result}).encode()
+        if media_type == XML:
+            parsed = ox.parse_query_results(doc, format=ox.QueryResultsFormat.JSON)
+            doc = parsed.serialize(format=ox.QueryResultsFormat.XML)
+        body = doc
+    elif isinstance(result, SelectResult):
+        body = result.serialize(_RESULT_FORMATS[media_type])
+    elif media_type == RDFXML:
+        body = ox.serialize(sorted(result, key=str), format=ox.RdfFormat.RDF_XML)
+    else:
+        from kgprofiles.export import serialize_triples  # rdflib, for JSON-LD
+
+        body = serialize_triples(result, _GRAPH_FORMATS[media_type])
+    charset = "; charset=utf-8" if media_type in _CHARSET else ""
+    return body, media_type + charset

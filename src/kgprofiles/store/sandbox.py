@@ -1,0 +1,550 @@
+"""Where user SPARQL runs so that it can be stopped: a pool of worker processes.
+
+pyoxigraph cannot cancel a query, and a thread cannot be killed: a runaway query in the server
+would compute on after its client got the time-limit answer, and the next ones would pile up.
+Here each query runs in a worker process that is killed (SIGKILL) at the time limit and replaced:
+
+* **Workers** are started through the ``forkserver`` context (never a fork of the threaded
+  server), open the store directory READ-ONLY (``pyoxigraph.Store.read_only``) and keep it open
+  per directory. ``QueryJob.location`` must be a directory nothing writes: an immutable store
+  generation, or, for a store this process writes, a snapshot of it (``WorkerCopy``): opening a
+  directory another process writes is undefined behaviour in pyoxigraph (seen: "Corruption:
+  MANIFEST … no such file"). A new generation or snapshot is just a new path.
+* **Limits.** The time limit counts from when ``run`` is called: waiting for a free worker, then
+  running, then the worker is killed. The address space of each worker is capped
+  (``RLIMIT_AS``, ``memory_mb``): a query over it fails with a message, its worker replaced. A
+  result is read up to the row limit and serialised in the worker; bytes travel back.
+* **Queue.** ``workers`` queries run at once and ``queue`` more may wait; past that, ``run``
+  refuses at once (LimitHit "busy": the endpoint answers 503 with Retry-After).
+* **No network.** Before it opens anything, a worker moves into new user and network namespaces
+  (Linux ``unshare(CLONE_NEWUSER | CLONE_NEWNET)``): it has no route anywhere, not even to
+  127.0.0.1, so SERVICE or LOAD cannot reach a server even if the text checks (``guard.py``)
+  were fooled. Where the kernel refuses, ``QueryPool.isolation`` says why and the text checks are
+  the only layer.
+
+Workers start from a forkserver that has this module, ``kgprofiles.export`` and
+``kgprofiles.cli`` loaded (a new worker, as after a kill, starts in about 15 ms). As always with
+the forkserver and spawn methods, a worker imports the program's main script again (not as
+``__main__``): a script that builds the app must do so under ``if __name__ == "__main__":``.
+
+An in-memory store cannot be shared with another process: ``run_in_thread`` runs a job on it in
+the calling thread, with the same reading, row limit and serialisation, but nothing can stop it at
+the time limit. It is for tests of views over small in-memory stores, never for serving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pyoxigraph as ox
+
+from kgprofiles.config import MEMORY
+from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
+from kgprofiles.result_formats import kind_of, serialize
+from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
+from kgprofiles.store.binding import SparqlText
+from kgprofiles.store.guard import MAX_DEPTH
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.vocab import PREFIXES
+
+DEFAULT_WORKERS = 2
+DEFAULT_QUEUE = 8
+DEFAULT_MEMORY_MB = 2048
+#: What a 503 tells the client to wait before trying again, in seconds.
+RETRY_AFTER_S = 2
+START_TIMEOUT_S = 30.0
+_STORES_KEPT = 2  # store directories a worker keeps open (the current generation and the last)
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_PR_SET_PDEATHSIG = 1
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class QueryJob:
+    """One query for a worker: the store directory, the text, the protocol's dataset (none: the
+    union of the named graphs), the row limit, and the media type to serialise each kind of result
+    in ("select", "boolean", "graph"; a kind not named comes back as a QueryResult)."""
+
+    location: str
+    sparql: SparqlText
+    base_iri: str | None = None
+    default_graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+    max_rows: int | None = None
+    media_types: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Serialised:
+    """A result as bytes, with its Content-Type header."""
+
+    body: bytes
+    content_type: str
+
+
+Answer = Serialised | QueryResult
+
+
+def time_limit_hit(timeout_s: float) -> LimitHit:
+    return LimitHit(
+        "time",
+        f"time limit hit: the query ran for more than {timeout_s:g} s",
+        "narrow the query (more specific patterns, LIMIT), or allow it more time "
+        "(kgprofiles query --timeout, kgprofiles serve --query-timeout)",
+    )
+
+
+def row_limit_hit(max_rows: int) -> LimitHit:
+    return LimitHit(
+        "rows",
+        f"row limit hit: the result has more than {max_rows} rows",
+        "add LIMIT (and OFFSET to page through), or use the whole-graph downloads at /downloads",
+    )
+
+
+def busy(workers: int) -> LimitHit:
+    return LimitHit(
+        "busy",
+        f"the server is busy: all {workers} query workers are taken and the queue is full",
+        f"try again in {RETRY_AFTER_S} s",
+    )
+
+
+def memory_limit_hit(memory_mb: int | None, how: str) -> LimitHit:
+    return LimitHit(
+        "memory",
+        f"memory limit hit: the query {how}, over the limit of {memory_mb} MiB",
+        "narrow the query (more specific patterns, LIMIT, no ORDER BY or DISTINCT over huge results)",
+    )
+
+
+# -- running a job (in a worker, or in the calling thread) --------------------------------------
+
+
+def execute(store: ox.Store, job: QueryJob) -> Answer:
+    """The job's answer from ``store``; raises what pyoxigraph raises, or LimitHit (rows)."""
+    options: dict[str, Any] = {"base_iri": job.base_iri, "prefixes": PREFIXES}
+    if job.default_graphs or job.named_graphs:
+        options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
+        options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    else:
+        options["use_default_graph_as_union"] = True
+    result = _read(store.query(job.sparql.sent, **options), job.max_rows)
+    media_type = dict(job.media_types).get(kind_of(result))
+    return result if media_type is None else Serialised(*serialize(result, media_type))
+
+
+def _read(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int | None) -> QueryResult:
+    if isinstance(raw, ox.QueryBoolean):
+        return bool(raw)
+    if isinstance(raw, ox.QueryTriples):
+        return _bounded(raw, max_rows)
+    names = tuple(v.value for v in raw.variables)
+    return SelectResult(names, tuple(_bounded(solution_rows(raw, names), max_rows)))
+
+
+def _bounded(items: Iterable[T], max_rows: int | None) -> list[T]:
+    out: list[T] = []
+    for item in items:
+        if max_rows is not None and len(out) >= max_rows:
+            raise row_limit_hit(max_rows)
+        out.append(item)
+    return out
+
+
+def _reply(work: Any) -> tuple[Any, ...]:
+    """``("ok", answer)`` or ``("error", kind, message, hint)``: what travels back to the pool."""
+    try:
+        return ("ok", work())
+    except LimitHit as exc:
+        return ("error", exc.which, exc.message, exc.hint)
+    except StoreError as exc:
+        return ("error", "store", exc.message, exc.hint)
+    except KgError as exc:
+        return ("error", "query", exc.message, exc.hint)
+    except SyntaxError as exc:
+        return ("error", "syntax", str(exc), None)
+    except MemoryError:
+        return ("error", "memory", "", None)
+    except Exception as exc:  # pyoxigraph's evaluation errors (RuntimeError, OSError from SERVICE…)
+        return ("error", "query", f"the query failed: {exc}", None)
+
+
+def _outcome(reply: tuple[Any, ...], job: QueryJob, memory_mb: int | None) -> Answer:
+    """The answer of a reply, or the KgError it stands for."""
+    if reply[0] == "ok":
+        return reply[1]  # type: ignore[no-any-return]
+    _, kind, message, hint = reply
+    if kind == "syntax":
+        raise QueryError(job.sparql.locate(message))
+    if kind == "rows":
+        raise LimitHit("rows", message, hint)
+    if kind == "memory":
+        raise memory_limit_hit(memory_mb, "ran out of memory")
+    if kind == "store":
+        raise StoreError(message, hint)
+    raise QueryError(message, hint)
+
+
+class WorkerCopy:
+    """The directory the query workers read ``store`` from: its own when it is open read-only (an
+    immutable generation), else a snapshot taken now and again after each write (``refresh``),
+    beside it so that pyoxigraph's backup can hard-link its files. ``close`` removes the
+    snapshots."""
+
+    KEPT = 3  # snapshots kept: queries still running may read the ones before the last
+
+    def __init__(self, store: OxigraphStore) -> None:
+        self.store = store
+        self._taken: list[Path] = []
+        self._count = 0
+        self._base: Path | None = None
+        if not store.read_only:
+            parent = Path(store.location).parent
+            try:
+                self._base = Path(tempfile.mkdtemp(prefix=f".{Path(store.location).name}.snapshots-", dir=parent))
+            except OSError:
+                self._base = Path(tempfile.mkdtemp(prefix="kgprofiles-snapshots-"))
+            self.refresh()
+
+    @property
+    def location(self) -> str:
+        return str(self._taken[-1]) if self._taken else self.store.location
+
+    def refresh(self) -> None:
+        """Take a new snapshot (after a write); nothing for a read-only store."""
+        if self._base is None:
+            return
+        self._count += 1
+        target = self._base / str(self._count)
+        self.store.snapshot(target)
+        self._taken.append(target)
+        while len(self._taken) > self.KEPT:
+            shutil.rmtree(self._taken.pop(0), ignore_errors=True)
+
+    def close(self) -> None:
+        if self._base is not None:
+            shutil.rmtree(self._base, ignore_errors=True)
+            self._base, self._taken = None, []
+
+
+def query_once(
+    store: Store,
+    sparql: str,
+    bindings: Mapping[str, Term] | None = None,
+    *,
+    timeout_s: float,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
+    max_depth: int = MAX_DEPTH,
+) -> QueryResult:
+    """One query, for a one-off command, run where it can be stopped: over an on-disk embedded
+    store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
+    (its own HTTP timeout); over an in-memory store in this thread."""
+    if not isinstance(store, OxigraphStore) or store.location == MEMORY:
+        return store.query(sparql, bindings)
+    sent = store.prepared(sparql, bindings, max_depth)
+    copy = WorkerCopy(store)
+    try:
+        with QueryPool(workers=1, queue=0, memory_mb=memory_mb) as pool:
+            pool.start()  # before the clock starts: the time limit is the query's
+            answer = pool.run(QueryJob(copy.location, sent), timeout_s)
+    finally:
+        copy.close()
+    assert not isinstance(answer, Serialised)  # no media type asked
+    return answer
+
+
+def run_in_thread(store: OxigraphStore, job: QueryJob) -> Answer:
+    """The job run on ``store`` (in memory) in this thread: the same answer as a worker's, but
+    nothing stops it at a time limit (module docstring)."""
+    return _outcome(_reply(lambda: execute(store.store, job)), job, None)
+
+
+# -- the worker process -------------------------------------------------------------------------
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def isolate_network() -> str | None:
+    """Move this (single-threaded) process into new user and network namespaces, where nothing
+    is reachable; None when done, else why it could not be."""
+    try:
+        libc = _libc()
+        if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+            return f"unshare(CLONE_NEWUSER | CLONE_NEWNET) failed: {os.strerror(ctypes.get_errno())}"
+    except (OSError, AttributeError) as exc:  # no libc, no unshare (not Linux)
+        return f"no unshare on this system ({exc})"
+    return None
+
+
+def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
+    """A worker's life: isolate, cap, say ready, then answer jobs until the pool hangs up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server is the server's to handle
+    with contextlib.suppress(OSError, AttributeError):
+        _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # gone with the forkserver, gone with us
+    problem = isolate_network() if isolate else "the pool was asked not to isolate its workers"
+    if memory_mb:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    conn.send(("ready", problem))
+    stores: dict[str, ox.Store] = {}
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(_reply(lambda job=job: execute(_open(stores, job), job)))
+
+
+def _open(stores: dict[str, ox.Store], job: QueryJob) -> ox.Store:
+    """The store at the job's location, opened read-only once."""
+    if job.location in stores:
+        return stores[job.location]
+    while len(stores) >= _STORES_KEPT:
+        stores.pop(next(iter(stores)))
+    try:
+        store = ox.Store.read_only(job.location)
+    except OSError as exc:
+        raise StoreError(f"cannot open the store at {job.location}: {exc}") from exc
+    stores[job.location] = store
+    return store
+
+
+class _Worker:
+    """One worker process and the pipe to it."""
+
+    def __init__(self, context: Any, memory_mb: int | None, isolate: bool) -> None:
+        ours, theirs = context.Pipe()
+        self.process = context.Process(target=_worker, args=(theirs, memory_mb, isolate), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.conn: Connection = ours
+        if not ours.poll(START_TIMEOUT_S):
+            self.kill()
+            raise StoreError(f"a query worker did not start within {START_TIMEOUT_S:g} s")
+        try:
+            _, self.isolation = ours.recv()
+        except (EOFError, OSError) as exc:
+            self.kill()
+            raise StoreError(f"a query worker stopped while starting (exit code {self.process.exitcode})") from exc
+
+    def ask(self, job: QueryJob, timeout_s: float) -> tuple[Any, ...] | None:
+        """The worker's reply, or None if it did not come within ``timeout_s``; raises EOFError
+        (or OSError) if the worker is gone."""
+        self.conn.send(job)
+        if not self.conn.poll(max(0.0, timeout_s)):
+            return None
+        return self.conn.recv()  # type: ignore[no-any-return]
+
+    def death(self, memory_mb: int | None) -> KgError:
+        """What to tell the client when this worker died on a query."""
+        self.process.join(timeout=5)
+        code = self.process.exitcode
+        if code is not None and -code in (signal.SIGABRT, signal.SIGKILL, signal.SIGBUS):
+            return memory_limit_hit(memory_mb, f"stopped its worker ({signal.Signals(-code).name})")
+        what = signal.Signals(-code).name if code is not None and code < 0 else f"exit code {code}"
+        return QueryError(f"the query engine stopped on this query ({what}); the server is fine", "simplify the query")
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+def _context() -> Any:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["kgprofiles.store.sandbox", "kgprofiles.export", "kgprofiles.cli"])
+    return context
+
+
+class QueryPool:
+    """A fixed number of worker processes for queries (module docstring). ``start()`` starts them
+    and tells, through ``isolation``, whether they run without a network (None) or why not."""
+
+    def __init__(
+        self,
+        workers: int = DEFAULT_WORKERS,
+        queue: int = DEFAULT_QUEUE,
+        memory_mb: int | None = DEFAULT_MEMORY_MB,
+        *,
+        isolate_network: bool = True,
+    ) -> None:
+        if workers < 1 or queue < 0:
+            raise ValueError("a query pool needs at least one worker and a queue of zero or more")
+        self.workers = workers
+        self.queue = queue
+        self.memory_mb = memory_mb
+        self.isolate_network = isolate_network
+        self.isolation: str | None = None
+        self._context = _context()
+        self._changed = threading.Condition()
+        self._idle: list[_Worker] = []
+        self._alive = 0  # workers started or starting
+        self._inside = 0  # calls of run() now: running or waiting
+        self._closed = False
+        self._warm: str | None = None  # the store a replacement worker opens before it is used
+        self._replacing: list[threading.Thread] = []
+
+    def __enter__(self) -> QueryPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self, warm: str | None = None) -> None:
+        """Start every worker now (else each starts when first needed), each with the store at
+        ``warm`` open if given."""
+        with self._changed:
+            missing = self.workers - self._alive
+            self._alive += missing
+        self._warm = warm or self._warm
+        started: list[_Worker] = []
+        try:
+            for _ in range(missing):
+                started.append(self._spawn())
+        finally:
+            with self._changed:
+                self._alive -= missing - len(started)
+                self._idle += started
+                self._changed.notify_all()
+
+    @property
+    def full(self) -> bool:
+        """Whether a query now would be refused as busy."""
+        with self._changed:
+            return self._inside >= self.workers + self.queue
+
+    def run(self, job: QueryJob, timeout_s: float, started: float | None = None) -> Answer:
+        """The job's answer within ``timeout_s`` of ``started`` (a ``time.monotonic()``, default
+        now), waiting for a worker included; raises LimitHit (time, rows, memory, busy),
+        QueryError or StoreError."""
+        deadline = (time.monotonic() if started is None else started) + timeout_s
+        with self._changed:
+            if self._closed:
+                raise StoreError("the query workers are shut down")
+            if self._inside >= self.workers + self.queue:
+                raise busy(self.workers)
+            self._inside += 1
+        self._warm = job.location
+        try:
+            worker = self._take(deadline)
+            return self._ask(worker, job, deadline, timeout_s)
+        finally:
+            with self._changed:
+                self._inside -= 1
+
+    def _take(self, deadline: float) -> _Worker:
+        with self._changed:
+            while not self._idle:
+                if self._alive < self.workers:
+                    self._alive += 1
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise busy(self.workers)
+                self._changed.wait(remaining)
+            else:
+                return self._idle.pop()
+        try:
+            return self._spawn()
+        except BaseException:
+            self._lost()
+            raise
+
+    def _ask(self, worker: _Worker, job: QueryJob, deadline: float, timeout_s: float) -> Answer:
+        try:
+            reply = worker.ask(job, deadline - time.monotonic())
+        except (EOFError, OSError):
+            error = worker.death(self.memory_mb)
+            self._discard(worker)
+            raise error from None
+        if reply is None:
+            self._discard(worker)
+            raise time_limit_hit(timeout_s)
+        if reply[:2] == ("error", "memory"):
+            self._discard(worker)  # a worker that ran out of memory may be in any state
+        else:
+            self._give_back(worker)
+        return _outcome(reply, job, self.memory_mb)
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self._context, self.memory_mb, self.isolate_network)
+        self.isolation = worker.isolation
+        if self._warm is not None:
+            try:
+                worker.ask(QueryJob(self._warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
+            except (EOFError, OSError) as exc:
+                worker.kill()
+                raise StoreError(f"a query worker stopped while opening {self._warm}") from exc
+        return worker
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._changed:
+            if not self._closed:
+                self._idle.append(worker)
+                self._changed.notify()
+                return
+        worker.kill()
+        self._lost()
+
+    def _discard(self, worker: _Worker) -> None:
+        """Kill ``worker`` and start its replacement in the background."""
+        worker.kill()
+        self._lost()
+        with self._changed:
+            if self._closed or self._alive >= self.workers:
+                return
+            self._alive += 1
+            self._replacing = [t for t in self._replacing if t.is_alive()]
+            thread = threading.Thread(target=self._replace, name="kgprofiles-query-worker", daemon=True)
+            self._replacing.append(thread)
+        thread.start()
+
+    def _replace(self) -> None:
+        try:
+            worker = self._spawn()
+        except Exception:  # (the process is shutting down, or workers cannot start): the next run tries again
+            self._lost()
+            return
+        self._give_back(worker)
+
+    def _lost(self) -> None:
+        with self._changed:
+            self._alive -= 1
+            self._changed.notify()
+
+    def pids(self) -> list[int]:
+        """The process ids of the idle workers (for tests and diagnostics)."""
+        with self._changed:
+            return [w.process.pid for w in self._idle if w.process.pid is not None]
+
+    def close(self) -> None:
+        """Stop every idle worker now (and those starting); busy ones stop when their query ends."""
+        with self._changed:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            replacing = list(self._replacing)
+            self._changed.notify_all()
+        for thread in replacing:  # a worker half started when this process exits prints a traceback
+            thread.join(timeout=START_TIMEOUT_S)
+        for worker in idle:
+            worker.kill()
+            self._lost()

@@ -1,0 +1,206 @@
+"""The query workers (store/sandbox.py), real processes over the seed store on disk: killed at the
+time limit and replaced, capped in memory, a fixed number with a queue, without a network, and a
+crash of the engine costs one worker, not the server."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kgprofiles.errors import LimitHit, QueryError
+from kgprofiles.store.base import SelectResult
+from kgprofiles.store.binding import SparqlText
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.sandbox import QueryJob, QueryPool, Serialised, WorkerCopy, run_in_thread
+from test_query_guard import Canary
+
+CARTESIAN = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # 1,599³ rows on the seed
+SORTED_PAIRS = "SELECT * { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f"  # 2.5 million rows, held to sort
+
+
+def job(location: Path | str, text: str, **options: object) -> QueryJob:
+    return QueryJob(os.path.realpath(location), SparqlText.of(text), **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[QueryPool]:
+    with QueryPool(workers=2, queue=2) as started:
+        started.start()
+        yield started
+
+
+def is_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_small_query_comes_back_serialised_or_as_a_result(pool: QueryPool, seed_store_dir: Path) -> None:
+    media = (("boolean", "application/sparql-results+json"), ("select", "text/csv"))
+    assert pool.run(job(seed_store_dir, "ASK { ?s a kgp:Person }", media_types=media), 10) == Serialised(
+        b'{"head": {}, "boolean": true}', "application/sparql-results+json; charset=utf-8"
+    )
+    rows = pool.run(job(seed_store_dir, "SELECT ?n { person:horace-he kgp:name ?n }", media_types=media), 10)
+    assert rows == Serialised(b"n\r\nHorace He\r\n", "text/csv; charset=utf-8")
+    typed = pool.run(job(seed_store_dir, "SELECT ?n { person:horace-he kgp:name ?n }"), 10)
+    assert isinstance(typed, SelectResult) and typed.rows[0]["n"] == ox.Literal("Horace He")
+
+
+def test_a_runaway_query_is_killed_at_the_time_limit(pool: QueryPool, seed_store_dir: Path) -> None:
+    before = set(pool.pids())
+    started = time.monotonic()
+    with pytest.raises(LimitHit, match="time limit hit: the query ran for more than 1 s") as hit:
+        pool.run(job(seed_store_dir, CARTESIAN), 1.0)
+    assert hit.value.which == "time" and time.monotonic() - started < 2.5
+    gone = [pid for pid in before if not is_alive(pid)]
+    assert len(gone) == 1  # the worker that ran it, killed; the other one untouched
+    started = time.monotonic()
+    assert pool.run(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
+    assert time.monotonic() - started < 1.0  # measured: bench/query_pool.py
+
+
+def test_a_query_over_the_memory_cap_fails_cleanly(seed_store_dir: Path) -> None:
+    with QueryPool(workers=1, queue=0, memory_mb=700) as small:
+        small.start()
+        with pytest.raises(LimitHit, match="memory limit hit") as hit:
+            small.run(job(seed_store_dir, SORTED_PAIRS), 60)
+        assert hit.value.which == "memory" and "700 MiB" in hit.value.message
+        assert small.run(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
+
+
+def test_a_full_pool_refuses_at_once_and_a_queued_query_waits(seed_store_dir: Path) -> None:
+    with QueryPool(workers=1, queue=1) as one:
+        one.start()
+        outcomes: list[object] = []
+        runaway = threading.Thread(target=lambda: outcomes.append(_run(one, job(seed_store_dir, CARTESIAN), 1.5)))
+        runaway.start()
+        time.sleep(0.3)
+        queued = threading.Thread(target=lambda: outcomes.append(_run(one, job(seed_store_dir, "ASK {}"), 10)))
+        queued.start()
+        time.sleep(0.3)
+        assert one.full
+        started = time.monotonic()
+        with pytest.raises(LimitHit, match="the server is busy") as hit:
+            one.run(job(seed_store_dir, "ASK {}"), 10)
+        assert hit.value.which == "busy" and time.monotonic() - started < 0.5
+        runaway.join(10)
+        queued.join(10)
+        assert outcomes == ["time", True]  # the queued ASK ran once the runaway was killed
+
+
+def _run(pool: QueryPool, work: QueryJob, timeout_s: float) -> object:
+    try:
+        return pool.run(work, timeout_s)
+    except LimitHit as exc:
+        return exc.which
+
+
+def test_a_crash_in_the_engine_costs_one_worker_not_the_caller(pool: QueryPool, seed_store_dir: Path) -> None:
+    """3,000 nested groups overflow the parser's stack (SIGSEGV): sent past the checks on purpose."""
+    deep = "SELECT * WHERE " + "{" * 3000 + "}" * 3000
+    with pytest.raises(QueryError, match=r"the query engine stopped on this query \(SIGSEGV\)"):
+        pool.run(job(seed_store_dir, deep), 10)
+    assert pool.run(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
+
+
+def test_rows_past_the_limit_and_malformed_queries(pool: QueryPool, seed_store_dir: Path) -> None:
+    with pytest.raises(LimitHit, match="more than 10 rows"):
+        pool.run(job(seed_store_dir, "SELECT * { ?s ?p ?o }", max_rows=10), 10)
+    with pytest.raises(QueryError, match=r"^line 2, column \d+: "):
+        pool.run(job(seed_store_dir, "SELECT *\nWHERE { ?s ?p }"), 10)
+    with pytest.raises(QueryError, match="the query failed: "):
+        pool.run(job(seed_store_dir, "SELECT * { ?s ?p ?o FILTER(<urn:no-such-function>(?o)) }"), 10)
+
+
+def test_workers_cannot_reach_the_network(seed_store_dir: Path) -> None:
+    """The second layer: SERVICE sent past the text checks on purpose gets nowhere."""
+    canary = Canary()
+    service = f"SELECT * {{ SERVICE <http://127.0.0.1:{canary.port}/sparql> {{ ?s ?p ?o }} }}"
+    try:
+        with QueryPool(workers=1, queue=0) as isolated:
+            isolated.start()
+            if isolated.isolation is not None:
+                pytest.skip(f"this kernel cannot isolate workers: {isolated.isolation}")
+            with pytest.raises(QueryError, match="Network is unreachable"):
+                isolated.run(job(seed_store_dir, service), 10)
+        assert canary.connections == 0
+        with QueryPool(workers=1, queue=0, isolate_network=False) as open_pool:
+            open_pool.start()
+            open_pool.run(job(seed_store_dir, service), 10)  # the control: without isolation it connects
+        assert canary.connections == 1
+    finally:
+        canary.close()
+
+
+def test_workers_read_a_store_this_process_writes_from_snapshots(tmp_path: Path) -> None:
+    """A writable server's workers never open the directory it writes: they read a snapshot,
+    taken again after each write."""
+    writer = OxigraphStore(tmp_path / "store")
+    count = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"
+    try:
+        writer.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 1 } }")
+        copy = WorkerCopy(writer)
+        first = copy.location
+        assert first != writer.location and Path(first).parent.parent == tmp_path
+        with QueryPool(workers=1, queue=0) as one:
+            one.start()
+            before = one.run(job(copy.location, count), 10)
+            writer.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 2 } }")
+            copy.refresh()
+            after = one.run(job(copy.location, count), 10)
+            still = one.run(job(first, count), 10)
+        assert [r.rows[0]["n"].value for r in (before, after, still)] == ["1", "2", "1"]  # type: ignore[union-attr]
+        copy.close()
+        assert not Path(first).exists() and [p.name for p in tmp_path.iterdir()] == ["store"]
+    finally:
+        writer.close()
+
+
+def test_an_in_memory_store_answers_in_the_thread(seed_store: OxigraphStore) -> None:
+    media = (("boolean", "application/sparql-results+json"),)
+    answer = run_in_thread(seed_store, QueryJob("memory:", SparqlText.of("ASK { ?s a kgp:Person }"), media_types=media))
+    assert answer == Serialised(b'{"head": {}, "boolean": true}', "application/sparql-results+json; charset=utf-8")
+
+
+def test_the_limits_come_from_kgprofiles_toml(tmp_path: Path, disk_seed_store: OxigraphStore) -> None:
+    from kgprofiles.config import load_settings
+    from kgprofiles.web import create_app
+
+    (tmp_path / "kgprofiles.toml").write_text(
+        "[kgprofiles]\nquery_workers = 1\nquery_queue = 0\nquery_memory_mb = 1024\nquery_max_depth = 16\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(tmp_path)
+    assert (settings.query_workers, settings.query_queue, settings.query_memory_mb, settings.query_max_depth) == (
+        1,
+        0,
+        1024,
+        16,
+    )
+    site = create_app(settings, disk_seed_store).state.site
+    try:
+        assert site.pool is not None and (site.pool.workers, site.pool.queue, site.pool.memory_mb) == (1, 0, 1024)
+        with pytest.raises(QueryError, match="at most 16 are allowed"):
+            site.engine.query("SELECT * WHERE " + "{" * 17 + "}" * 17)
+    finally:
+        site.close()
+
+
+@pytest.mark.parametrize(
+    "line", ["query_workers = 0", "query_queue = -1", "query_memory_mb = 'lots'", "query_max_depth = true"]
+)
+def test_a_bad_limit_in_kgprofiles_toml_is_an_input_error(tmp_path: Path, line: str) -> None:
+    from kgprofiles.config import load_settings
+    from kgprofiles.errors import InputError
+
+    (tmp_path / "kgprofiles.toml").write_text(f"[kgprofiles]\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"kgprofiles.toml: query_\w+ = .* is not a whole number of at least"):
+        load_settings(tmp_path)
