@@ -51,3 +51,10 @@ class RemoteError(StoreError):
 
     kind = "remote error"
     exit_code = 4
+
+
+class ShapesError(InputError):
+    """The SHACL shapes cannot be used: a query in them fetches from elsewhere or does not parse,
+    or the SHACL engine failed on them (exit 2)."""
+
+    kind = "shapes error"
