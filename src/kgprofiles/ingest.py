@@ -3,7 +3,7 @@ where its statements start, so validation results can point at it.
 
 Input is checked as it is parsed: a relative IRI is an error (there is no base IRI but the file's
 own ``@base``: a data file's location is no part of what it says), and so is a literal longer
-than ``max_literal_bytes`` (UTF-8; ``[kgprofiles.limits]``, default 1 MB)."""
+than ``max_literal_bytes`` (UTF-8; ``[kgprofiles.limits]``, default 1 MB; see ``literal_caps``)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rdflib import Graph
 
 from kgprofiles.config import Limits
 from kgprofiles.errors import InputError
+from kgprofiles.literal_caps import check_literals, oversized_term
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import file_graph_iri
 
@@ -112,8 +113,10 @@ def parse_file(
         triples = _stable_blank_nodes(graph, parser)
     except SyntaxError as exc:
         raise _syntax_error(display, exc) from exc
+    except MemoryError as exc:  # pyoxigraph: a term longer than its buffer
+        raise oversized_term(data, display, max_literal_bytes) from exc
     if len(data) > max_literal_bytes:  # only a file that long can hold a literal that long
-        _check_literal_sizes(triples, data, display, max_literal_bytes)
+        check_literals(triples, data, display, max_literal_bytes)
     text = data.decode("utf-8", errors="replace")
     lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or "", triples)
     return SourceFile(path, display, graph, triples, lines)
@@ -136,31 +139,6 @@ def _syntax_error(display: str, exc: SyntaxError) -> InputError:
             "declare one with @base",
         )
     return InputError(f"{display}:{line}:{col}: syntax error: {msg}")
-
-
-def _check_literal_sizes(triples: Sequence[ox.Triple], data: bytes, display: str, limit: int) -> None:
-    """An InputError at the first literal of more than ``limit`` UTF-8 bytes."""
-    for t in triples:
-        o = t.object
-        if type(o) is ox.Literal:
-            value = o.value
-            if len(value) * 4 > limit:  # else it cannot be over the limit, whatever its characters
-                size = len(value.encode("utf-8"))
-                if size > limit:
-                    raise InputError(
-                        f"{display}:{_line_of_literal(value, data)}: literal of {size:,} bytes is over the "
-                        f"{limit:,}-byte limit",
-                        "keep long texts outside the graph (link to them with kgp:url), or raise "
-                        "max_literal_bytes in [kgprofiles.limits] of kgprofiles.toml",
-                    )
-
-
-def _line_of_literal(value: str, data: bytes) -> int | str:
-    """The line where a literal's text starts in the file (found by its first characters as
-    written, before any escape); "?" when they cannot be found."""
-    head = re.match(r"[^\\\"'\n\r\t]{1,200}", value)
-    position = data.find(head.group().encode("utf-8")) if head else -1
-    return data.count(b"\n", 0, position) + 1 if position >= 0 else "?"
 
 
 class TripleSpill:
