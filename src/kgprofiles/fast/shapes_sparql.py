@@ -8,7 +8,13 @@ graph, so their text lives here and not in ``queries/``.
 The queries are written "scan first": the candidate violations are found by scanning the path's
 predicate (with MINUS as a hash anti-join) and only then joined with the shape's targets, because
 on an on-disk store an index lookup per focus node costs tens of microseconds while a scan costs
-about one per triple.
+about one per triple. Each of these queries is linear in the data, so they run in this process,
+looking at the validation budget's clock before each one and every few thousand rows.
+
+The sh:sparql constraints are the exception: their text is the shapes' author's (a cartesian
+product runs for hours), so ``sparql_run`` only rewrites each into one query over all focus nodes,
+and ``validation.py`` runs them apart (``kgprofiles.sparql_runs``: in a child process killed at
+the budget's deadline), then turns their rows into findings (``sparql_findings``).
 
 The result is ``kgprofiles.validate.ValidationReport`` with the very ``ValidationResult`` tuples
 ``validate_graph`` (pyshacl) gives, for the supported shapes; the others are validated by pyshacl
