@@ -59,10 +59,11 @@ class Budget:
         return cls("validation", limits.engine_timeout_s, None, limits.engine_memory_mb)
 
     @classmethod
-    def for_inference(cls, limits: Limits, asserted: int) -> Budget:
+    def for_inference(cls, limits: Limits, asserted: int | None) -> Budget:
         """Inference over ``asserted`` triples (the data and the ontology) may produce
-        ``inferred_triples_factor`` times as many."""
-        allowance = int(limits.inferred_triples_factor * asserted)
+        ``inferred_triples_factor`` times as many; None: time only (the local closure of a
+        ``load``, over a part of the data whose size is not known in advance)."""
+        allowance = int(limits.inferred_triples_factor * asserted) if asserted is not None else None
         return cls(
             "inference",
             limits.engine_timeout_s,

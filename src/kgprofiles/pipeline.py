@@ -458,7 +458,14 @@ def _load_fast(
     assert isinstance(target, OxigraphStore)
     ontology = load_ontology(settings.ontology_dir)
     with timer.stage("validate"):
-        plan = plan_load(target.store, files, load_shapes(settings.shapes_dir), ontology)
+        plan = plan_load(
+            target.store,
+            files,
+            load_shapes(settings.shapes_dir),
+            ontology,
+            validation_budget=Budget.for_validation(settings.limits),
+            inference_budget=Budget.for_inference(settings.limits, None),
+        )
     if not plan.report.conforms:
         raise DataRejected(plan.report)
     if plan.inconsistencies:
