@@ -18,11 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from pyparsing import ParseException
 from rdflib import Graph, Literal
 from rdflib.namespace import SH
-from rdflib.plugins.sparql.parser import expandUnicodeEscapes, parseQuery, parseUpdate
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Node
 
 from kgprofiles.errors import ShapesError
@@ -32,6 +29,8 @@ QUERY_PREDICATES = (SH.select, SH.ask, SH.construct)
 _FETCHING = {"ServiceGraphPattern": "SERVICE", "DatasetClause": "FROM", "Load": "LOAD"}
 _KEYWORDS = re.compile("SERVICE|FROM|LOAD", re.IGNORECASE)
 _SPARQL_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+#: rdflib's reading of the same escapes (``parser.expandUnicodeEscapes``): 4 or 8 digits after either.
+_RDFLIB_ESCAPE = re.compile(r"\\u([0-9a-f]{4}(?:[0-9a-f]{4})?)", re.IGNORECASE)
 _HINT = "a shape may only read the data it validates: remove SERVICE, FROM and LOAD from its SPARQL"
 
 
@@ -69,13 +68,18 @@ def _sparql_unescaped(text: str) -> str:
 
 def _rdflib_unescaped(text: str) -> str:
     """``text`` with its escapes applied as rdflib's parser does (it differs on some)."""
-    try:
-        return expandUnicodeEscapes(text)
-    except ValueError:
-        return text
+
+    def expand(match: re.Match[str]) -> str:
+        code = int(match.group(1), 16)
+        return chr(code) if code <= 0x10FFFF else match.group()
+
+    return _RDFLIB_ESCAPE.sub(expand, text)
 
 
 def _parsed_problem(text: str) -> str | None:
+    from pyparsing import ParseException  # rdflib's parser takes ~0.1 s to import: only when needed
+    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+
     try:
         parsed = parseQuery(text)
     except (ParseException, RecursionError, ValueError) as query_error:
@@ -91,6 +95,8 @@ def _parsed_problem(text: str) -> str | None:
 
 def _fetching(node: object) -> str | None:
     """The first SERVICE, FROM or LOAD in a parse tree (iteratively: trees can be deep)."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
     todo = [node]
     while todo:
         item = todo.pop()

@@ -8,8 +8,6 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import pyshacl
-from pyshacl.errors import ReportableRuntimeError
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import RDF, SH
 from rdflib.term import Node
@@ -155,6 +153,9 @@ def validate_graph(
 def run_pyshacl(data: Graph, shapes: Graph, ontology: Graph | None) -> Graph:
     """pyshacl's report graph for ``data``; a shapes graph whose queries fetch from elsewhere,
     and every failure of pyshacl itself, are a ShapesError."""
+    import pyshacl  # ~0.15 s to import: only where it runs (a child process, under a budget)
+    from pyshacl.errors import ReportableRuntimeError
+
     check_shape_queries(shapes)
     try:
         _, report, _ = pyshacl.validate(

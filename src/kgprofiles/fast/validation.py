@@ -105,7 +105,7 @@ def validate_store(
     sparql: list[tuple[Shape, Constraint, RewrittenSelect, SparqlRun]] = []
     compiled: list[Shape] = []
     wanted = any(c.kind == "Sparql" for shape in plan.shapes for c in shape.constraints)
-    source = _source(raw, ox_store) if wanted else TriplesSource()
+    source = _source(raw if ontology is not None else None, ox_store) if wanted else TriplesSource()
     narrow = source.estimated_triples() > NARROW_ABOVE
     for shape in plan.shapes:
         try:
@@ -180,8 +180,8 @@ NARROW_ABOVE = 100_000
 
 
 def _source(raw: RawTriples | None, store: ox.Store) -> TriplesSource:
-    """The data as a child process can read it: the build's spill file, or the triples (read
-    when there are sh:sparql constraints to run on them)."""
+    """The data as a child process can read it: the build's spill file, or the triples; without
+    ``raw``, the store's (the data and the ontology)."""
     path = getattr(raw, "path", None)
     if path is not None:
         return TriplesSource(path=str(path))
