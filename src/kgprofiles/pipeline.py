@@ -152,6 +152,9 @@ def build(
     pyshacl's results and owlrl's triples and fall back to them, saying so, for what they do not
     compile; ``reference=True`` runs pyshacl and owlrl themselves.
 
+    Validation and inference each run under the budgets of ``settings.limits`` (a deadline; for
+    inference also a multiple of the asserted triples): breaking one raises BudgetExceeded.
+
     Nothing is written unless every stage succeeds. On disk, the store is built in a fresh
     directory and swapped in by one rename; remotely, graphs are staged then moved by one update;
     an open ``store`` given by the caller gets one ``replace_graphs`` transaction. ``writing``:
