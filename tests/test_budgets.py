@@ -166,7 +166,7 @@ def test_the_sparql_child_is_killed_with_the_build(tmp_path: Path, no_process_le
     assert generations.current(root / ".kgprofiles" / "store") is None
 
 
-def test_a_self_referential_property_chain_stops_inference_at_its_time_budget(
+def test_a_self_referential_property_chain_over_300_people_stops_inference_at_its_time_budget(
     tmp_path: Path, no_process_left_behind: None
 ) -> None:
     """The chain feeds itself, so owlrl does the work (the fast passes cannot), in a child
@@ -174,7 +174,7 @@ def test_a_self_referential_property_chain_stops_inference_at_its_time_budget(
     root = make_project(
         tmp_path,
         limits="engine_timeout_s = 2\ninferred_triples_factor = 100000",
-        data={"cycle.ttl": cycle(300, "ex:linked")},
+        data={"cycle.ttl": cycle(300, "ex:linked", typed=True)},
         ontology=SELF_CHAIN_ONTOLOGY,
     )
 
