@@ -186,33 +186,35 @@ def test_a_store_rewriting_a_literal_is_noticed(shapes: Graph, ontology: Graph) 
 def test_sparql_constraints_on_an_in_memory_footprint(
     triples: list[ox.Triple], from_raw: bool, shapes: Graph, ontology: Graph
 ) -> None:
-    """At scale, sh:sparql queries run on a copy of the triples they can read: same results."""
-    from kgprofiles.fast.shapes_sparql import Evaluator
+    """At scale, sh:sparql queries run on a copy of only the triples they can read (from the
+    parsed data, or from the store): the same results as pyshacl on the whole graph."""
+    from kgprofiles.fast import validation
     from kgprofiles.fast.stores import memory_store
 
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
     store = memory_store(triples, ontology)
-    threshold = Evaluator.FOOTPRINT_THRESHOLD
-    Evaluator.FOOTPRINT_THRESHOLD = -1
+    narrow_above = validation.NARROW_ABOVE
+    validation.NARROW_ABOVE = -1
     try:
         fast = validate_store(
             store, shapes, ontology if from_raw else None, raw=(lambda: triples) if from_raw else None
         )
     finally:
-        Evaluator.FOOTPRINT_THRESHOLD = threshold
+        validation.NARROW_ABOVE = narrow_above
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
 
 
 def test_every_sparql_footprint_comes_from_one_pass_over_the_data(
     settings: Settings, shapes: Graph, ontology: Graph
 ) -> None:
-    """At 100,000 people a pass over the parsed data costs 10-30 s: the project's three sh:sparql
+    """At 100,000 people a pass over the parsed data costs 10-30 s: the project's sh:sparql
     constraints share one, and still give pyshacl's results."""
+    from kgprofiles.fast import validation
     from kgprofiles.fast.literals import scan_literals
-    from kgprofiles.fast.shapes_sparql import Evaluator, _sparql_constraints
     from kgprofiles.fast.stores import memory_store
 
-    assert len(list(_sparql_constraints(compile_shapes(shapes).shapes))) == 3
+    sparql = [c for shape in compile_shapes(shapes).shapes for c in shape.constraints if c.kind == "Sparql"]
+    assert len(sparql) == 4
     files = parse_files([settings.data_dir], settings.root, settings.data_dir)
     triples = [t for f in files for t in f.triples]
     passes = 0
@@ -223,15 +225,15 @@ def test_every_sparql_footprint_comes_from_one_pass_over_the_data(
         return triples
 
     scan = scan_literals(lambda: triples)
-    threshold = Evaluator.FOOTPRINT_THRESHOLD
-    Evaluator.FOOTPRINT_THRESHOLD = -1
+    narrow_above = validation.NARROW_ABOVE
+    validation.NARROW_ABOVE = -1
     try:
         fast = validate_store(
             memory_store(triples, ontology), shapes, ontology, raw=raw, scan=scan,
             locate=locate_subjects(files), files=[f.display for f in files],
         )  # fmt: skip
     finally:
-        Evaluator.FOOTPRINT_THRESHOLD = threshold
+        validation.NARROW_ABOVE = narrow_above
     assert passes == 1
     reference = validate_files(files, settings)
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)

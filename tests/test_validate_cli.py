@@ -94,15 +94,27 @@ def test_results_are_grouped_by_file_then_summed_up(cli: Run) -> None:
     assert lines[-1] == "2 file(s) checked: 1 violation, 1 warning"
 
 
-def test_a_relative_iri_subject_still_points_at_file_and_line(cli: Run) -> None:
-    """`<#broken-topic>` is resolved against the file's own IRI, and its line is still found."""
+def test_a_relative_iri_is_refused_with_file_and_line(cli: Run) -> None:
+    """Data files have no base IRI: `<#broken-topic>` is an input error, not a silent
+    `file:///…/relative-iri.ttl#broken-topic` that changes with the checkout's location."""
     result = cli("validate", f"{BROKEN}/relative-iri.ttl")
 
-    topic = (ROOT / BROKEN / "relative-iri.ttl").resolve().as_uri() + "#broken-topic"
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[0] == (
+        f"kgprofiles: input error: {BROKEN}/relative-iri.ttl:5:1: relative IRI: No scheme found in an absolute IRI"
+    )
+    assert "@base" in result.stderr
+
+
+def test_a_relative_iri_under_the_files_own_base_points_at_file_and_line(cli: Run) -> None:
+    """`@base` in the file still resolves `<#broken-topic>`, and its line is still found."""
+    result = cli("validate", f"{BROKEN}/relative-iri-with-base.ttl")
+
     assert result.exit_code == 1
     assert stdout_lines(result)[0] == (
-        f"{BROKEN}/relative-iri.ttl:5: violation: A topic needs exactly one kgp:name, a plain string. "
-        f"(<{topic}>, kgp:name, kgs:TopicShape)"
+        f"{BROKEN}/relative-iri-with-base.ttl:6: violation: A topic needs exactly one kgp:name, a plain string. "
+        "(<http://example.org/kgprofiles-test/#broken-topic>, kgp:name, kgs:TopicShape)"
     )
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 import httpx
 
 from kgprofiles.config import Settings
-from kgprofiles.errors import InputError, QueryError, RemoteError, StoreError
+from kgprofiles.errors import Forbidden, InputError, LimitHit, QueryError, RemoteError, StoreError
 from kgprofiles.profiles import Ambiguous, NotFound
 from kgprofiles.web import create_app
-from kgprofiles.web.engine import Forbidden, LimitHit
 from kgprofiles.web.errors import status_of
 from web.server import serving
 
@@ -19,7 +18,8 @@ def test_each_kind_of_error_has_its_status() -> None:
     assert status_of(Ambiguous("x")) == 409
     assert status_of(InputError("x")) == status_of(QueryError("x")) == 400
     assert status_of(Forbidden("x")) == 403
-    assert status_of(LimitHit("time", "x", "y")) == 503 and status_of(LimitHit("rows", "x", "y")) == 422
+    assert status_of(LimitHit("time", "x", "y")) == status_of(LimitHit("busy", "x", "y")) == 503
+    assert status_of(LimitHit("rows", "x", "y")) == 422
     assert status_of(RemoteError("x")) == 502
     assert status_of(StoreError("x")) == 503
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from kgprofiles.errors import InputError
@@ -42,6 +42,42 @@ def find_project(start: Path) -> Path | None:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """The budgets of the engines and the caps on input (``[kgprofiles.limits]`` in kgprofiles.toml).
+
+    Validation and inference each stop at ``engine_timeout_s``; inference also when it has
+    produced more than ``inferred_triples_factor`` times the asserted triples (data and ontology);
+    the engines that run in a child process (sh:sparql constraints, pyshacl, owlrl) get
+    ``engine_memory_mb`` of address space. A literal in a data file may hold ``max_literal_bytes``
+    (UTF-8); an answer from a remote SPARQL server ``max_answer_bytes``."""
+
+    engine_timeout_s: float = 600.0
+    inferred_triples_factor: float = 10.0
+    engine_memory_mb: int = 8192
+    max_literal_bytes: int = 1_000_000
+    max_answer_bytes: int = 200_000_000
+
+    @classmethod
+    def from_table(cls, table: object, where: str) -> Limits:
+        """The limits a ``[kgprofiles.limits]`` table sets (the others keep their defaults);
+        an unknown key or a value that is not a positive number is an InputError."""
+        if not isinstance(table, dict):
+            raise InputError(f"{where}: [kgprofiles.limits] must be a table", _LIMITS_HINT)
+        known = {f.name: f.type for f in fields(cls)}
+        values: dict[str, float | int] = {}
+        for key, value in table.items():
+            if key not in known:
+                raise InputError(f"{where}: unknown limit {key!r} in [kgprofiles.limits]", _LIMITS_HINT)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise InputError(f"{where}: limit {key} must be a positive number, not {value!r}", _LIMITS_HINT)
+            values[key] = float(value) if known[key] == "float" else int(value)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+_LIMITS_HINT = "the limits are " + ", ".join(f.name for f in fields(Limits)) + " (see the README's Security section)"
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything a command needs to know about where things are, resolved once."""
 
@@ -60,6 +96,7 @@ class Settings:
     query_memory_mb: int = 2048  # address space of a query worker
     query_max_depth: int = 128  # how deeply brackets may nest in a query
     related_weights: dict[str, float] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced, ignoring ``None`` values."""
@@ -139,6 +176,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},
+        limits=Limits.from_table(table.get("limits", {}), str(config_path)),
     )
     if "store" in overrides and overrides["store"] not in (None, MEMORY):
         overrides["store"] = str(path(overrides["store"]))

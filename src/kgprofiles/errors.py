@@ -68,3 +68,10 @@ class LimitHit(KgError):
     def __init__(self, which: str, message: str, hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.which = which
+
+
+class ShapesError(InputError):
+    """The SHACL shapes cannot be used: a query in them fetches from elsewhere or does not parse,
+    or the SHACL engine failed on them (exit 2)."""
+
+    kind = "shapes error"

@@ -1,4 +1,7 @@
-"""OWL RL closure with owlrl → only the triples the ontology implies that were not asserted."""
+"""OWL RL closure with owlrl → only the triples the ontology implies that were not asserted.
+
+With a budget, owlrl runs in a child process killed at the budget's deadline, and counts the
+triples it adds against the budget's allowance as the closure grows (``BudgetExceeded``)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from owlrl.Namespaces import ERRNS
 from rdflib import Graph, Literal
 from rdflib.namespace import OWL, RDF, RDFS
 
+from kgprofiles.budget import Budget
 from kgprofiles.errors import ValidationFailed
 
 #: Triples ``x P x`` for these predicates are true of everything and tell a reader nothing.
@@ -23,16 +27,28 @@ class Inference:
     inconsistencies: tuple[str, ...]
 
 
-def closure(data: Graph, ontology: Graph) -> Inference:
+def closure(data: Graph, ontology: Graph, budget: Budget | None = None) -> Inference:
     """The OWL RL closure of ``data`` with ``ontology``, less what either asserts and less
-    reflexive noise. Inconsistencies (e.g. a member of two disjoint classes) are returned, not raised."""
+    reflexive noise. Inconsistencies (e.g. a member of two disjoint classes) are returned, not raised.
+    With a ``budget``, in a child process killed at its deadline (see ``closure_in_process``)."""
+    if budget is None:
+        return closure_in_process(data, ontology)
+    from kgprofiles.killable import run_killable
+
+    return run_killable(closure_in_process, (data, ontology, budget), budget, "owlrl")
+
+
+def closure_in_process(data: Graph, ontology: Graph, budget: Budget | None = None) -> Inference:
+    """``closure`` in this process; with a ``budget``, owlrl looks at the clock every few
+    thousand rule applications and counts the triples it adds against the allowance."""
     full = Graph()
     full += ontology
     full += data
     # improved_datatypes=False: owlrl would otherwise register literal parsers in rdflib for the rest of
     # the process, and later validations would judge dates differently.
+    semantics = owlrl.OWLRL_Semantics if budget is None else _budgeted(budget)
     owlrl.DeductiveClosure(
-        owlrl.OWLRL_Semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False
+        semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False
     ).expand(full)
     errors = []
     for node in full.subjects(RDF.type, ERRNS.ErrorMessage):
@@ -49,9 +65,35 @@ def closure(data: Graph, ontology: Graph) -> Inference:
     return Inference(new, tuple(sorted(errors)))
 
 
-def infer(data: Graph, ontology: Graph) -> Graph:
+def _budgeted(budget: Budget) -> type[owlrl.OWLRL_Semantics]:
+    """owlrl's OWL RL rules, checking ``budget`` as the closure grows."""
+
+    class Budgeted(owlrl.OWLRL_Semantics):  # type: ignore[misc]
+        _earlier = 0  # triples added in the cycles before this one
+        _applied = 0
+
+        def empty_stored_triples(self) -> None:
+            self._earlier += len(getattr(self, "added_triples", ()))
+            super().empty_stored_triples()
+
+        def store_triple(self, t: tuple[object, object, object]) -> None:
+            before = len(self.added_triples)
+            super().store_triple(t)
+            if len(self.added_triples) != before:
+                budget.check_triples(self._earlier + len(self.added_triples))
+
+        def rules(self, t: tuple[object, object, object], cycle_num: int) -> None:
+            self._applied += 1
+            if not self._applied % 1024:
+                budget.check_time("computing the OWL RL closure with owlrl")
+            super().rules(t, cycle_num)
+
+    return Budgeted
+
+
+def infer(data: Graph, ontology: Graph, budget: Budget | None = None) -> Graph:
     """The new triples; an inconsistency is a ValidationFailed error that names it."""
-    result = closure(data, ontology)
+    result = closure(data, ontology, budget)
     if result.inconsistencies:
         raise ValidationFailed(
             "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(result.inconsistencies),

@@ -1,5 +1,9 @@
 """Files → one named graph per file. Parse errors carry file:line:col; every subject keeps the line
-where its statements start, so validation results can point at it."""
+where its statements start, so validation results can point at it.
+
+Input is checked as it is parsed: a relative IRI is an error (there is no base IRI but the file's
+own ``@base``: a data file's location is no part of what it says), and so is a literal longer
+than ``max_literal_bytes`` (UTF-8; ``[kgprofiles.limits]``, default 1 MB; see ``literal_caps``)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ from urllib.parse import urljoin
 import pyoxigraph as ox
 from rdflib import Graph
 
+from kgprofiles.config import Limits
 from kgprofiles.errors import InputError
+from kgprofiles.literal_caps import check_literals, oversized_term
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import file_graph_iri
 
@@ -87,30 +93,52 @@ def graph_name(path: Path, data_dir: Path | None) -> str:
     return file_graph_iri(path.resolve().as_posix().lstrip("/"))
 
 
-def parse_file(path: Path, root: Path, data_dir: Path | None = None) -> SourceFile:
-    """Parse one file; a syntax error becomes an InputError with ``file:line:col``."""
+#: The default cap on a literal's length, in UTF-8 bytes.
+MAX_LITERAL_BYTES = Limits.max_literal_bytes
+
+
+def parse_file(
+    path: Path, root: Path, data_dir: Path | None = None, max_literal_bytes: int = MAX_LITERAL_BYTES
+) -> SourceFile:
+    """Parse one file; a syntax error, a relative IRI (without ``@base`` in the file) and a
+    literal of more than ``max_literal_bytes`` become an InputError with ``file:line``."""
     display = display_path(path, root)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror}") from exc
-    base = path.resolve().as_uri()
     graph = graph_name(path, data_dir)
     try:
-        parser = ox.parse(data, format=RDF_SUFFIXES[path.suffix], base_iri=base)
+        parser = ox.parse(data, format=RDF_SUFFIXES[path.suffix])
         triples = _stable_blank_nodes(graph, parser)
     except SyntaxError as exc:
-        line = exc.lineno or 0
-        col = exc.offset or 0
-        msg = re.sub(r"^Parser error at line \d+ (between columns \d+ and \d+|column \d+): ", "", str(exc.msg))
-        raise InputError(f"{display}:{line}:{col}: syntax error: {msg}") from exc
+        raise _syntax_error(display, exc) from exc
+    except MemoryError as exc:  # pyoxigraph: a term longer than its buffer
+        raise oversized_term(data, display, max_literal_bytes) from exc
+    if len(data) > max_literal_bytes:  # only a file that long can hold a literal that long
+        check_literals(triples, data, display, max_literal_bytes)
     text = data.decode("utf-8", errors="replace")
-    lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or base, triples)
+    lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or "", triples)
     return SourceFile(path, display, graph, triples, lines)
 
 
-def parse_files(paths: Sequence[Path], root: Path, data_dir: Path | None = None) -> list[SourceFile]:
-    return [parse_file(p, root, data_dir) for p in collect_files(paths)]
+def parse_files(
+    paths: Sequence[Path], root: Path, data_dir: Path | None = None, max_literal_bytes: int = MAX_LITERAL_BYTES
+) -> list[SourceFile]:
+    return [parse_file(p, root, data_dir, max_literal_bytes) for p in collect_files(paths)]
+
+
+def _syntax_error(display: str, exc: SyntaxError) -> InputError:
+    line = exc.lineno or 0
+    col = exc.offset or 0
+    msg = re.sub(r"^Parser error at line \d+ (between columns \d+ and \d+|column \d+): ", "", str(exc.msg))
+    if "No scheme found" in msg:
+        return InputError(
+            f"{display}:{line}:{col}: relative IRI: {msg}",
+            "write the whole IRI (https://…) or a prefixed name; data files have no base IRI unless they "
+            "declare one with @base",
+        )
+    return InputError(f"{display}:{line}:{col}: syntax error: {msg}")
 
 
 class TripleSpill:

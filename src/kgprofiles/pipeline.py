@@ -13,6 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 from rdflib import Graph
 
+from kgprofiles.budget import Budget
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
@@ -83,14 +84,19 @@ def _parse(found: Sequence[Path], settings: Settings, timer: _Timer) -> list[Sou
     with timer.stage("parse", len(found)):
         files = []
         for path in found:
-            files.append(parse_file(path, settings.root, settings.data_dir))
+            files.append(_parse_one(path, settings))
             timer.progress.advance()
     return files
 
 
+def _parse_one(path: Path, settings: Settings) -> SourceFile:
+    return parse_file(path, settings.root, settings.data_dir, settings.limits.max_literal_bytes)
+
+
 def _gate(files: list[SourceFile], settings: Settings, data: Graph, timer: _Timer, scoped: bool) -> ValidationReport:
     with timer.stage("validate"):
-        report = validate_files(files, settings, data=data if scoped else None)
+        budget = Budget.for_validation(settings.limits)
+        report = validate_files(files, settings, data=data if scoped else None, budget=budget)
     if not report.conforms:
         raise DataRejected(report)
     return report
@@ -98,11 +104,23 @@ def _gate(files: list[SourceFile], settings: Settings, data: Graph, timer: _Time
 
 def _infer(data: Graph, settings: Settings, timer: _Timer) -> list[ox.Triple]:
     with timer.stage("infer"):
-        return list(triples_from_graph(infer(data, load_ontology(settings.ontology_dir))))
+        ontology = load_ontology(settings.ontology_dir)
+        budget = Budget.for_inference(settings.limits, len(data) + len(ontology))
+        return list(triples_from_graph(infer(data, ontology, budget)))
 
 
 def _ontology_triples(settings: Settings) -> list[ox.Triple]:
-    return [t for f in collect_files([settings.ontology_dir]) for t in parse_file(f, settings.root).triples]
+    return [
+        t
+        for f in collect_files([settings.ontology_dir])
+        for t in parse_file(f, settings.root, None, settings.limits.max_literal_bytes).triples
+    ]
+
+
+def _inference_budget(settings: Settings, files: Sequence[SourceFile], ontology: Graph) -> Budget:
+    """Inference may produce ``inferred_triples_factor`` times the asserted triples (the files'
+    and the ontology's)."""
+    return Budget.for_inference(settings.limits, sum(f.count for f in files) + len(ontology))
 
 
 @dataclass(frozen=True)
@@ -133,6 +151,9 @@ def build(
     SPARQL over the loaded data, the ontology's OWL RL rules in linear passes), which give exactly
     pyshacl's results and owlrl's triples and fall back to them, saying so, for what they do not
     compile; ``reference=True`` runs pyshacl and owlrl themselves.
+
+    Validation and inference each run under the budgets of ``settings.limits`` (a deadline; for
+    inference also a multiple of the asserted triples): breaking one raises BudgetExceeded.
 
     Nothing is written unless every stage succeeds. On disk, the store is built in a fresh
     directory and swapped in by one rename; remotely, graphs are staged then moved by one update;
@@ -220,6 +241,7 @@ def _validate_fast(
             files=[f.display for f in files],
             scan=scan,
             raw=raw,
+            budget=Budget.for_validation(settings.limits),
         )
     if not checked.report.conforms:
         raise DataRejected(checked.report)
@@ -242,7 +264,9 @@ def _check(
 
     checked, scan = _validate_fast(data, files, _raw(files), settings, timer)
     with timer.stage("infer"):
-        inference = infer_triples(_raw(files), load_ontology(settings.ontology_dir), scan=scan)
+        ontology = load_ontology(settings.ontology_dir)
+        budget = _inference_budget(settings, files, ontology)
+        inference = infer_triples(_raw(files), ontology, scan=scan, budget=budget)
     _refuse_inconsistent(inference.inconsistencies)
     return checked.report, list(inference.triples or ()), checked.notes + inference.notes
 
@@ -271,7 +295,8 @@ def _build_generation(
             with timer.stage("infer"):
                 # Written straight into the generation by the bulk loader, never held in Python.
                 ontology = load_ontology(settings.ontology_dir)
-                inference = infer_into(fresh.store, INFERRED_GRAPH, spill, ontology, scan=scan)
+                budget = _inference_budget(settings, files, ontology)
+                inference = infer_into(fresh.store, INFERRED_GRAPH, spill, ontology, scan=scan, budget=budget)
             # "infer" is the closure; writing its triples (the bulk loader again) counts as "store".
             written = inference.seconds.get("load", 0.0)
             timer.seconds["infer"] -= written
@@ -305,7 +330,7 @@ def _parse_into(
         nonlocal parsing
         for path in found:
             started = time.perf_counter()
-            parsed = parse_file(path, settings.root, settings.data_dir)
+            parsed = _parse_one(path, settings)
             spill.add(parsed.triples)
             scanner.add(parsed.triples)
             files.append(parsed.without_triples())
@@ -436,7 +461,14 @@ def _load_fast(
     assert isinstance(target, OxigraphStore)
     ontology = load_ontology(settings.ontology_dir)
     with timer.stage("validate"):
-        plan = plan_load(target.store, files, load_shapes(settings.shapes_dir), ontology)
+        plan = plan_load(
+            target.store,
+            files,
+            load_shapes(settings.shapes_dir),
+            ontology,
+            validation_budget=Budget.for_validation(settings.limits),
+            inference_budget=Budget.for_inference(settings.limits, None),
+        )
     if not plan.report.conforms:
         raise DataRejected(plan.report)
     if plan.inconsistencies:
@@ -459,7 +491,9 @@ def _load_fast(
                 yield from kept
                 yield from (t for f in files for t in f.triples)
 
-            graphs[INFERRED_GRAPH] = list(infer_triples(raw, ontology).triples or ())
+            asserted = len(kept) + sum(len(f.triples) for f in files) + len(ontology)
+            budget = Budget.for_inference(settings.limits, asserted)
+            graphs[INFERRED_GRAPH] = list(infer_triples(raw, ontology, budget=budget).triples or ())
         elif has_blank_nodes(patch):
             current = {q.triple for q in target.quads(INFERRED_GRAPH)}
             current.difference_update(plan.inferred_remove)

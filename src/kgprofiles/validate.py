@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import pyshacl
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import RDF, SH
 from rdflib.term import Node
 
+from kgprofiles.budget import Budget
 from kgprofiles.config import Settings
+from kgprofiles.errors import ShapesError
 from kgprofiles.ingest import SourceFile, collect_files, union_graph
+from kgprofiles.shapes_check import check_shape_queries
 from kgprofiles.vocab import KGS, PREFIXES, curie
 
 SEVERITIES = {SH.Violation: "violation", SH.Warning: "warning", SH.Info: "info"}
@@ -128,24 +130,64 @@ def validate_graph(
     ontology: Graph | None = None,
     locate: dict[str, tuple[str, int | None]] | None = None,
     files: Sequence[str] = (),
+    budget: Budget | None = None,
 ) -> ValidationReport:
     """Validate ``data`` against ``shapes`` with pyshacl (the reference semantics).
 
     ``locate`` maps a focus node (IRI or ``_:label``) to its file and line. The ontology, when
-    given, is mixed in so class hierarchies resolve; nothing is inferred.
+    given, is mixed in so class hierarchies resolve; nothing is inferred. With a ``budget``,
+    pyshacl runs in a child process killed at the budget's deadline (``BudgetExceeded``).
     """
-    _, report, _ = pyshacl.validate(
-        data,
-        shacl_graph=shapes,
-        ont_graph=ontology,
-        inference="none",
-        advanced=True,
-        allow_warnings=True,
-    )
-    locate = locate or {}
+    if budget is not None:
+        from kgprofiles.killable import run_killable
+
+        return run_killable(validate_graph, (data, shapes, ontology, locate, files), budget, "pyshacl")
+    report = run_pyshacl(data, shapes, ontology)
+    results = report_results(report, shapes, locate or {})
+    return ValidationReport(tuple(sort_results(results)), tuple(files), report)
+
+
+def run_pyshacl(data: Graph, shapes: Graph, ontology: Graph | None) -> Graph:
+    """pyshacl's report graph for ``data``; a shapes graph whose queries fetch from elsewhere,
+    and every failure of pyshacl itself, are a ShapesError."""
+    import pyshacl  # ~0.15 s to import: only where it runs (a child process, under a budget)
+    from pyshacl.errors import ReportableRuntimeError
+
+    check_shape_queries(shapes)
+    try:
+        _, report, _ = pyshacl.validate(
+            data,
+            shacl_graph=shapes,
+            ont_graph=ontology,
+            inference="none",
+            advanced=True,
+            allow_warnings=True,
+        )
+    except MemoryError:
+        raise
+    except ReportableRuntimeError as exc:
+        raise ShapesError(f"SHACL validation failed: {exc.message}", _PYSHACL_HINT) from exc
+    except Exception as exc:  # anything else pyshacl (or rdflib under it) raises on these shapes
+        raise ShapesError(f"SHACL validation failed: {type(exc).__name__}: {exc}", _PYSHACL_HINT) from exc
+    if not isinstance(report, Graph):  # pyshacl returns its ValidationFailure instead of raising
+        raise ShapesError(f"SHACL validation failed: {getattr(report, 'message', report)}", _PYSHACL_HINT)
+    return report
+
+
+_PYSHACL_HINT = "check the shapes (shapes/): the SHACL engine could not run them on this data"
+
+
+def report_results(
+    report: Graph, shapes: Graph, locate: dict[str, tuple[str, int | None]], wanted: set[str] | None = None
+) -> list[ValidationResult]:
+    """The results of pyshacl's ``report`` (only the report's own results: nested sh:detail
+    results of sh:node are not results of their own), of the named shapes in ``wanted`` (all
+    when None), each with the file and line ``locate`` gives its focus node."""
     results = []
-    # Only the report's own results: nested sh:detail results (of sh:node) are not results of their own.
     for node in (r for top in report.subjects(RDF.type, SH.ValidationReport) for r in report.objects(top, SH.result)):
+        shape = _shape_name(shapes, report.value(node, SH.sourceShape))
+        if wanted is not None and shape not in wanted:
+            continue
         focus = report.value(node, SH.focusNode)
         key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
         file, line = locate.get(key, (None, None))
@@ -153,21 +195,28 @@ def validate_graph(
         component = compact(report.value(node, SH.sourceConstraintComponent)) or ""
         results.append(
             ValidationResult(
-                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),
+                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),  # type: ignore[arg-type]
                 message=messages[0] if messages else component,
                 focus=compact(focus) or "",
                 path=_path_text(report, report.value(node, SH.resultPath)),
-                shape=_shape_name(shapes, report.value(node, SH.sourceShape)),
+                shape=shape,
                 constraint=component.removeprefix("sh:").removesuffix("ConstraintComponent"),
                 value=compact(report.value(node, SH.value)),
                 file=file,
                 line=line,
             )
         )
-    results.sort(
-        key=lambda r: (r.file or "~", r.line or 0, _SEVERITY_ORDER[r.severity], r.focus, r.path or "", r.message)
+    return results
+
+
+def sort_results(results: Iterable[ValidationResult]) -> tuple[ValidationResult, ...]:
+    """The one order of results: file, line, severity, focus, path, message."""
+    return tuple(
+        sorted(
+            results,
+            key=lambda r: (r.file or "~", r.line or 0, _SEVERITY_ORDER[r.severity], r.focus, r.path or "", r.message),
+        )
     )
-    return ValidationReport(tuple(results), tuple(files), report)
 
 
 def locate_subjects(files: Sequence[SourceFile]) -> dict[str, tuple[str, int | None]]:
@@ -183,35 +232,45 @@ def validate_files(
     files: Sequence[SourceFile],
     settings: Settings,
     data: Graph | None = None,
+    budget: Budget | None = None,
 ) -> ValidationReport:
     """Validate ``files`` with the project's shapes and ontology.
 
     ``data``, when given, is the graph to validate: the files' triples plus whatever else they may
     reference (e.g. the rest of the store, for ``load``); only results whose focus node is a
-    subject in ``files`` are then reported."""
+    subject in ``files`` are then reported. ``budget``: see ``validate_graph``."""
     report = validate_graph(
         union_graph(files) if data is None else data,
         load_shapes(settings.shapes_dir),
         load_ontology(settings.ontology_dir),
         locate=locate_subjects(files),
         files=[f.display for f in files],
+        budget=budget,
     )
     if data is not None:
         report = ValidationReport(tuple(r for r in report.results if r.file), report.files, report.report_graph)
     return report
 
 
-def _load_dir(directory: Path) -> Graph:
+def _load_dir(directory: Path, check: Callable[[Graph, str], None] | None = None) -> Graph:
     graph = Graph()
     for path in collect_files([directory]):
-        graph.parse(path)
+        if check is not None:
+            part = Graph().parse(path)
+            check(part, str(path))
+            graph += part
+            for prefix, namespace in part.namespaces():
+                graph.bind(prefix, namespace, override=False)
+        else:
+            graph.parse(path)
     return graph
 
 
 @lru_cache(maxsize=4)
 def load_shapes(shapes_dir: Path) -> Graph:
-    """The SHACL shapes graph from every file under ``shapes_dir``."""
-    return _load_dir(shapes_dir)
+    """The SHACL shapes graph from every file under ``shapes_dir``; a file whose SPARQL fetches
+    from elsewhere (SERVICE, FROM, LOAD) or does not parse is a ShapesError naming it."""
+    return _load_dir(shapes_dir, check_shape_queries)
 
 
 @lru_cache(maxsize=4)

@@ -29,16 +29,18 @@ def validate(
     """Check data files against the SHACL shapes.
 
     Prints one line per result, `file:line: severity: message (focus node, path, shape)`, grouped by
-    file, then a summary. Exit 0: no violation (warnings never fail); 1: violations; 2: unreadable input.
+    file, then a summary. Exit 0: no violation (warnings never fail); 1: violations, or the check
+    stopped at its time budget (engine_timeout_s); 2: unreadable input.
     """
+    from kgprofiles.budget import Budget
     from kgprofiles.ingest import parse_files
     from kgprofiles.validate import validate_files
 
     if output not in ("text", "json"):
         raise InputError(f"unknown format {output!r}", "choose text or json")
     settings = project_settings(ctx)
-    files = parse_files(paths or [settings.data_dir], settings.root)
-    report = validate_files(files, settings)
+    files = parse_files(paths or [settings.data_dir], settings.root, None, settings.limits.max_literal_bytes)
+    report = validate_files(files, settings, budget=Budget.for_validation(settings.limits))
     if output == "json":
         typer.echo(report.to_json())
     else:

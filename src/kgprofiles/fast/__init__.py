@@ -17,6 +17,10 @@ on-disk generation; ``scan = scan_literals(raw)``; ``validate_store`` (stop if i
 the generation is never published); ``infer_into`` the inferred graph; publish. ``raw`` is a function
 returning a fresh iterator over the parsed triples (``lambda: (t for f in files for t in f.triples)``).
 
+Each takes a ``budget`` (``kgprofiles.budget``): a deadline and, for inference, an allowance of
+produced triples, checked as they go; what cannot be interrupted (sh:sparql constraints, pyshacl,
+owlrl) runs in a child process killed at the deadline.
+
 See each module's docstring for how, and ``tests/test_fast_*.py`` for the equivalence tests.
 """
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pyshacl
-from rdflib import Graph, URIRef
-from rdflib.namespace import RDF, SH
+from rdflib import Graph
 from rdflib.term import Node
 
-from kgprofiles.validate import SEVERITIES, ValidationResult, _path_text, _shape_name, compact
+from kgprofiles.budget import Budget
+from kgprofiles.validate import ValidationResult, _shape_name, report_results, run_pyshacl
 
 
 def pyshacl_results(
@@ -16,46 +15,20 @@ def pyshacl_results(
     ontology: Graph | None,
     only: list[Node],
     locate: dict[str, tuple[str, int | None]],
+    budget: Budget | None = None,
 ) -> list[ValidationResult]:
-    """pyshacl's results (as ``validate_graph`` builds them) for the top-level shapes ``only``."""
+    """pyshacl's results (as ``validate_graph`` builds them) for the top-level shapes ``only``;
+    with a ``budget``, in a child process killed at its deadline."""
     if not only:
         return []
+    if budget is not None:
+        from kgprofiles.killable import run_killable
+
+        return run_killable(pyshacl_results, (data, shapes, ontology, only, locate), budget, "pyshacl")
     # Not pyshacl's use_shapes: it also filters out the shapes used inside sh:or, sh:not…, which then
     # silently conform. All shapes run; the results of the others are dropped.
-    _, report, _ = pyshacl.validate(
-        data,
-        shacl_graph=shapes,
-        ont_graph=ontology,
-        inference="none",
-        advanced=True,
-        allow_warnings=True,
-    )
-    wanted = {_shape_name(shapes, n) for n in only}
-    results = []
-    # As validate_graph: only the report's own results (not nested sh:detail ones).
-    for node in (r for top in report.subjects(RDF.type, SH.ValidationReport) for r in report.objects(top, SH.result)):
-        shape = _shape_name(shapes, report.value(node, SH.sourceShape))
-        if shape not in wanted:
-            continue
-        focus = report.value(node, SH.focusNode)
-        key = str(focus) if isinstance(focus, URIRef) else f"_:{focus}"
-        file, line = locate.get(key, (None, None))
-        messages = sorted(str(m) for m in report.objects(node, SH.resultMessage))
-        component = compact(report.value(node, SH.sourceConstraintComponent)) or ""
-        results.append(
-            ValidationResult(
-                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),  # type: ignore[arg-type]
-                message=messages[0] if messages else component,
-                focus=compact(focus) or "",
-                path=_path_text(report, report.value(node, SH.resultPath)),
-                shape=shape,
-                constraint=component.removeprefix("sh:").removesuffix("ConstraintComponent"),
-                value=compact(report.value(node, SH.value)),
-                file=file,
-                line=line,
-            )
-        )
-    return results
+    report = run_pyshacl(data, shapes, ontology)
+    return report_results(report, shapes, locate, wanted={_shape_name(shapes, n) for n in only})
 
 
 __all__ = ["pyshacl_results"]

@@ -30,6 +30,7 @@ import pyoxigraph as ox
 from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions
 from rdflib import Graph, URIRef
 
+from kgprofiles.budget import Budget
 from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import XSD_STRING, rdflib_form
 from kgprofiles.fast.reach import neighbourhood, plan_edges
@@ -117,25 +118,33 @@ def plan_load(
     *,
     inferred_graph: str = INFERRED_GRAPH,
     prefix: str = FILE_GRAPH_PREFIX,
+    validation_budget: Budget | None = None,
+    inference_budget: Budget | None = None,
 ) -> LoadPlan:
     """What loading ``files`` (parsed, each replacing its graph) into the built ``store`` means.
     The store is only read. Apply the plan in one transaction: replace the files' graphs, delete
-    ``inferred_remove`` from and insert ``inferred_add`` into the inferred graph."""
+    ``inferred_remove`` from and insert ``inferred_add`` into the inferred graph. The budgets:
+    see ``validate_store`` and ``Closure``."""
     started = time.perf_counter()
     ox_store = as_ox_store(store)
     view = DataView(ox_store, files, prefix)
     plan = LoadPlan(ValidationReport((), tuple(f.display for f in files)))
-    plan.report = _validate(view, files, shapes, ontology, plan.notes)
+    plan.report = _validate(view, files, shapes, ontology, plan.notes, validation_budget)
     plan.seconds["validate"] = time.perf_counter() - started
     middle = time.perf_counter()
-    _infer(view, ontology, ox.NamedNode(inferred_graph), plan)
+    _infer(view, ontology, ox.NamedNode(inferred_graph), plan, inference_budget)
     plan.seconds["infer"] = time.perf_counter() - middle
     plan.seconds["total"] = time.perf_counter() - started
     return plan
 
 
 def _validate(
-    view: DataView, files: Sequence[SourceFile], shapes: Graph, ontology: Graph, notes: list[str]
+    view: DataView,
+    files: Sequence[SourceFile],
+    shapes: Graph,
+    ontology: Graph,
+    notes: list[str],
+    budget: Budget | None,
 ) -> ValidationReport:
     locate = locate_subjects(files)
     focus: list[Term] = [ox.BlankNode(k[2:]) if k.startswith("_:") else ox.NamedNode(k) for k in locate]
@@ -146,7 +155,7 @@ def _validate(
         notes.extend(f"validated on all the data: {name}: {why}" for name, why in reach.unscoped.items())
         triples.update(view.fetch_raw(None, None, None))
     result = validate_triples(
-        sorted(triples, key=str), shapes, ontology, locate=locate, files=[f.display for f in files]
+        sorted(triples, key=str), shapes, ontology, locate=locate, files=[f.display for f in files], budget=budget
     )
     notes.extend(result.notes)
     kept = tuple(r for r in result.report.results if r.file)
@@ -156,8 +165,10 @@ def _validate(
 # -- inference ----------------------------------------------------------------------------------
 
 
-def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPlan) -> None:
-    rules = compile_rules(ontology)
+def _infer(
+    view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPlan, budget: Budget | None
+) -> None:
+    rules = compile_rules(ontology, budget)
     if rules.unsupported:
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in rules.unsupported)
@@ -176,7 +187,7 @@ def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPl
     touched, linked = _touched(view, rules, changed)
     local = _local_data(view, rules, touched, linked)
     sink = io.StringIO()
-    result = Closure(rules, lambda: local, sink, used_datatypes=used).run()
+    result = Closure(rules, lambda: local, sink, used_datatypes=used, budget=budget).run()
     if result.unsupported:
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)

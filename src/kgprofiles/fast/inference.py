@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from rdflib import Graph
 
+from kgprofiles.budget import Budget
 from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import LiteralScan
 from kgprofiles.fast.rules import compile_rules
@@ -49,42 +50,53 @@ class _FileSink:
 
 
 def _run_to_file(
-    data: Triples, ontology: Graph, scan: LiteralScan | None, path: str
+    data: Triples, ontology: Graph, scan: LiteralScan | None, path: str, budget: Budget | None
 ) -> tuple[list[str], tuple[str, ...]]:
-    plan = compile_rules(ontology)
+    plan = compile_rules(ontology, budget)
     with open(path, "w", encoding="utf-8", buffering=1 << 20) as handle:
-        result = Closure(plan, data, _FileSink(handle), scan).run()
+        result = Closure(plan, data, _FileSink(handle), scan, budget=budget).run()
     return result.unsupported, result.inconsistencies
 
 
-def _reference(data: Triples, ontology: Graph) -> tuple[list[ox.Triple], tuple[str, ...]]:
-    answer = closure(graph_from_triples(data()), ontology)
+def _reference(data: Triples, ontology: Graph, budget: Budget | None) -> tuple[list[ox.Triple], tuple[str, ...]]:
+    answer = closure(graph_from_triples(data()), ontology, budget)
     return list(triples_from_graph(answer.triples)), answer.inconsistencies
 
 
-def infer_triples(data: Triples, ontology: Graph, *, scan: LiteralScan | None = None) -> FastInference:
+def infer_triples(
+    data: Triples, ontology: Graph, *, scan: LiteralScan | None = None, budget: Budget | None = None
+) -> FastInference:
     """The new triples owlrl's closure of ``data()`` (raw parsed triples) with ``ontology`` gives,
-    less what either asserts: exactly ``infer.closure(...)``, as pyoxigraph triples."""
+    less what either asserts: exactly ``infer.closure(...)``, as pyoxigraph triples. With a
+    ``budget``, the passes check it as they go and owlrl (the fallback) runs in a child process
+    killed at its deadline: BudgetExceeded."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
         path = os.path.join(tmp, "inferred.nt")
-        unsupported, errors = _run_to_file(data, ontology, scan, path)
+        unsupported, errors = _run_to_file(data, ontology, scan, path, budget)
         if unsupported:
             notes = tuple(f"owlrl: {reason}" for reason in unsupported)
             for note in notes:
                 log.warning("fast inference: %s", note)
-            triples, errors = _reference(data, ontology)
+            triples, errors = _reference(data, ontology, budget)
             return FastInference(len(triples), errors, notes, triples)
         triples = list(dict.fromkeys(q.triple for q in ox.parse(path=path, format=ox.RdfFormat.N_TRIPLES)))
     return FastInference(len(triples), errors, (), triples, {"total": time.perf_counter() - started})  # type: ignore[arg-type]
 
 
 def infer_into(
-    store: object, graph: str, data: Triples, ontology: Graph, *, scan: LiteralScan | None = None
+    store: object,
+    graph: str,
+    data: Triples,
+    ontology: Graph,
+    *,
+    scan: LiteralScan | None = None,
+    budget: Budget | None = None,
 ) -> FastInference:
     """Write the new triples into the named graph ``graph`` of ``store`` (emptied first) with the
     bulk loader: not one transaction, so meant for a store being built (a fresh generation).
-    ``data()`` gives the raw parsed data triples (the store's content is not read)."""
+    ``data()`` gives the raw parsed data triples (the store's content is not read). ``budget``:
+    as for ``infer_triples``."""
     started = time.perf_counter()
     ox_store = as_ox_store(store)
     target = ox.NamedNode(graph)
@@ -92,14 +104,14 @@ def infer_into(
     seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
         path = os.path.join(tmp, "inferred.nt")
-        unsupported, errors = _run_to_file(data, ontology, scan, path)
+        unsupported, errors = _run_to_file(data, ontology, scan, path, budget)
         seconds["passes"] = time.perf_counter() - started
         notes: tuple[str, ...] = ()
         if unsupported:
             notes = tuple(f"owlrl: {reason}" for reason in unsupported)
             for note in notes:
                 log.warning("fast inference: %s", note)
-            triples, errors = _reference(data, ontology)
+            triples, errors = _reference(data, ontology, budget)
             ox_store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in triples)
         else:
             loading = time.perf_counter()

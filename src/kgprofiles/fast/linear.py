@@ -23,6 +23,7 @@ import pyoxigraph as ox
 from owlrl.DatatypeHandling import AltXSDToPYTHON
 from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions, OWL_RL_Datatypes
 
+from kgprofiles.budget import Budget, paced
 from kgprofiles.fast.literals import LiteralScan, rdflib_form, rdflib_literal
 from kgprofiles.fast.rules import RDF_TYPE, SAME_AS, PredicateRules, RulesPlan, nt
 
@@ -112,10 +113,16 @@ class Closure:
         sink: Sink,
         scan: LiteralScan | None = None,
         used_datatypes: set[str] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         """``used_datatypes`` forces the datatypes in use (for a part of the data whose whole is
-        known to use those; see ``incremental``)."""
+        known to use those; see ``incremental``). ``budget``: the passes look at its clock every
+        few thousand triples, and count the triples they produce (written, and copies waiting
+        for owl:sameAs classes) against its allowance, as they go."""
         self.plan = plan
+        self.budget = budget
+        self.allowance = budget.max_triples if budget is not None and budget.max_triples is not None else None
+        self.replicas: set[tuple[str, str, str]] = set()
         self.forced_used = used_datatypes
         self.data = data
         self.sink = sink
@@ -267,6 +274,8 @@ class Closure:
                 for a, bs in edges[i].items():
                     step.setdefault(find(a), []).extend(bs)
                 frontier = [(a, c) for a, b in frontier for c in step.get(find(b), ())]
+                if self.budget is not None:
+                    self.budget.check(len(results) + len(frontier), "joining property chains")
             results.extend((k, a, c) for a, c in dict.fromkeys(frontier))
         return results
 
@@ -289,6 +298,16 @@ class Closure:
             return
         self.sink.write(f"{s} {p} {o} .\n")
         self.lines += 1
+        if self.budget is not None and not self.lines % 4096:
+            self.check_budget()
+
+    def produced(self) -> int:
+        """The triples produced so far: written, and copies waiting to be written."""
+        return self.lines + len(self.replicas)
+
+    def check_budget(self) -> None:
+        if self.budget is not None:
+            self.budget.check(self.produced(), "computing the OWL RL closure")
 
     def resolved(self, derived: tuple[tuple[str, bool], ...]) -> list[tuple[str, bool, set[tuple[str, str]]]]:
         """``derived`` with each property's asserted pairs (empty when none can be asserted)."""
@@ -299,10 +318,18 @@ class Closure:
         """Emit ``s p o``; with sameAs classes, remember its copies for every member."""
         self.emit(s, p, o)
         if self.classes is not None:
-            for s2 in self.classes.of(s):
-                for o2 in self.classes.of(o) if o[0] != '"' else (o,):
-                    if (s2, o2) != (s, o):
-                        replicas.add((s2, p, o2))
+            self.replicate(s, p, o, replicas)
+
+    def replicate(self, s: str, p: str, o: str, replicas: set[tuple[str, str, str]]) -> None:
+        """Remember the copies of ``s p o`` for every member of their owl:sameAs classes."""
+        assert self.classes is not None
+        objects = self.classes.of(o) if o[0] != '"' else (o,)
+        for s2 in self.classes.of(s):
+            for o2 in objects:
+                if (s2, o2) != (s, o):
+                    replicas.add((s2, p, o2))
+            if self.allowance is not None and self.produced() > self.allowance:
+                self.check_budget()
 
     def derive(self, s: str, rules: _Predicate | PredicateRules, o: str, replicas: set[tuple[str, str, str]]) -> None:
         derived = rules.derived
@@ -321,8 +348,7 @@ class Closure:
         plans = {pv: self.resolved(entry.derived) for pv, entry in self.predicates.items()}
         views = self.views
         write = self.sink.write
-        lines = 0
-        for t in self.data():
+        for t in paced(self.budget, self.data(), self.produced):
             derived = plans[t.predicate.value]
             if not derived:
                 continue
@@ -340,8 +366,7 @@ class Closure:
                     out.append(f"{s} {q} {o} .\n")
             if out:
                 write("".join(out))
-                lines += len(out)
-        self.lines += lines
+                self.lines += len(out)
 
     def _write_pass_with_classes(
         self, replicas: set[tuple[str, str, str]], incident: set[tuple[str, str, str]]
@@ -349,7 +374,7 @@ class Closure:
         assert self.classes is not None
         predicates = self.predicates
         members = set(self.classes.parent)
-        for t in self.data():
+        for t in paced(self.budget, self.data(), self.produced):
             entry = predicates[t.predicate.value]
             s = str(t.subject)
             o = self.object_key(t.object)
@@ -358,17 +383,13 @@ class Closure:
                 incident.add((s, entry.key, o))
                 # Types of classes the ontology knows travel with the class bitmasks; others are copied here.
                 if entry.key != SAME_AS_KEY and (entry.key != TYPE_KEY or o not in self.plan.bit):
-                    for s2 in self.classes.of(s):
-                        for o2 in self.classes.of(o) if o[0] != '"' else (o,):
-                            if (s2, o2) != (s, o):
-                                replicas.add((s2, entry.key, o2))
+                    self.replicate(s, entry.key, o, replicas)
 
     def write_types(self) -> None:
         asserted_types = self.asserted_types
         names: dict[int, list[str]] = {}
         write = self.sink.write
-        lines = 0
-        for node, mask in self.types.items():
+        for node, mask in paced(self.budget, self.types.items(), self.produced):
             if node[0] == '"':
                 continue
             new = mask & ~asserted_types.get(node, 0)
@@ -377,8 +398,7 @@ class Closure:
                 if classes is None:
                     classes = names[new] = self.plan.classes_of(new)
                 write("".join(f"{node} {TYPE_KEY} {c} .\n" for c in classes))
-                lines += len(classes)
-        self.lines += lines
+                self.lines += len(classes)
 
     def write_same_as(self) -> None:
         assert self.classes is not None
@@ -451,13 +471,13 @@ class Closure:
 
     def run(self) -> LinearResult:
         self.collect(self.plan.ontology_triples, is_data=False)
-        self.collect(self.data(), is_data=True)
+        self.collect(paced(self.budget, self.data()), is_data=True)
         problems = self.problems()
         if problems:
             return LinearResult(unsupported=problems)
         if self.same_as:
             self.classes = _Classes(self.same_as)
-        replicas: set[tuple[str, str, str]] = set()
+        replicas = self.replicas
         chain_results = self.join_chains()
         for k, a, c in chain_results:
             chain = self.plan.chains[k][0]
@@ -483,7 +503,9 @@ class Closure:
             self.write_same_as()
         incident: set[tuple[str, str, str]] = set()
         self.write_pass(replicas, incident)
-        for s, p, o in replicas - incident:
+        pending = replicas - incident
+        replicas.clear()  # from here on, written copies count as lines
+        for s, p, o in paced(self.budget, pending, self.produced):
             self.emit(s, p, o)
         for line in self.cached - self.cached_asserted:
             self.sink.write(line)

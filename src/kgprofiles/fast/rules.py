@@ -29,7 +29,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS
 from rdflib.term import Node
 
-from kgprofiles.infer import closure
+from kgprofiles.budget import Budget
+from kgprofiles.infer import closure_in_process
 from kgprofiles.terms import triples_from_graph
 
 RDF_TYPE = str(RDF.type)
@@ -219,16 +220,17 @@ class RulesPlan:
 _PLANS: dict[str, RulesPlan] = {}
 
 
-def compile_rules(ontology: Graph) -> RulesPlan:
-    """The compiled ontology, cached by its content."""
+def compile_rules(ontology: Graph, budget: Budget | None = None) -> RulesPlan:
+    """The compiled ontology, cached by its content. The closure of the ontology alone (owlrl, in
+    this process) checks ``budget`` as it grows."""
     key = hashlib.sha256("\n".join(sorted(f"{s.n3()} {p.n3()} {o.n3()}" for s, p, o in ontology)).encode()).hexdigest()
     if key not in _PLANS:
-        _PLANS[key] = _compile(ontology)
+        _PLANS[key] = _compile(ontology, budget)
     return _PLANS[key]
 
 
-def _compile(ontology: Graph) -> RulesPlan:
-    alone = closure(Graph(), ontology)
+def _compile(ontology: Graph, budget: Budget | None) -> RulesPlan:
+    alone = closure_in_process(Graph(), ontology, budget)
     closed = Graph()
     closed += ontology
     closed += alone.triples

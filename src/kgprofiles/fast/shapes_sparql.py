@@ -8,7 +8,13 @@ graph, so their text lives here and not in ``queries/``.
 The queries are written "scan first": the candidate violations are found by scanning the path's
 predicate (with MINUS as a hash anti-join) and only then joined with the shape's targets, because
 on an on-disk store an index lookup per focus node costs tens of microseconds while a scan costs
-about one per triple.
+about one per triple. Each of these queries is linear in the data, so they run in this process,
+looking at the validation budget's clock before each one and every few thousand rows.
+
+The sh:sparql constraints are the exception: their text is the shapes' author's (a cartesian
+product runs for hours), so ``sparql_run`` only rewrites each into one query over all focus nodes,
+and ``validation.py`` runs them apart (``kgprofiles.sparql_runs``: in a child process killed at
+the budget's deadline), then turns their rows into findings (``sparql_findings``).
 
 The result is ``kgprofiles.validate.ValidationReport`` with the very ``ValidationResult`` tuples
 ``validate_graph`` (pyshacl) gives, for the supported shapes; the others are validated by pyshacl
@@ -21,20 +27,24 @@ import itertools
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pyoxigraph as ox
+from pyparsing import ParseException
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.term import Node
 
+from kgprofiles.budget import Budget, paced
 from kgprofiles.fast import values
 from kgprofiles.fast.literals import faithful
 from kgprofiles.fast.reach import sparql_edges
 from kgprofiles.fast.results import Finding, Term
 from kgprofiles.fast.shapes_model import Constraint, Path, Shape, ShapesPlan, Unsupported
 from kgprofiles.fast.sparql_text import RewrittenSelect, rewrite_select
+from kgprofiles.sparql_runs import Reach, Row, SparqlRun
 from kgprofiles.terms import to_oxigraph, to_rdflib
 
 log = logging.getLogger("kgprofiles.fast")
@@ -68,32 +78,28 @@ class Evaluator:
     of its named graphs, which must hold the data and the ontology (as pyshacl's data graph does
     with ``ont_graph`` mixed in) and nothing else."""
 
-    #: Above this many focus nodes, sh:sparql queries run on an in-memory copy of the triples they
-    #: can read (their predicates, and the targets' types): on a large on-disk store their index
-    #: lookups per focus node cost far more than the copy.
-    FOOTPRINT_THRESHOLD = 20_000
-
     def __init__(
         self,
         store: ox.Store,
         plan: ShapesPlan,
-        raw: Callable[[], Iterable[ox.Triple | ox.Quad]] | None = None,
         ontology: list[ox.Triple] | None = None,
         kinds: dict[str, set[str]] | None = None,
+        budget: Budget | None = None,
     ) -> None:
-        """``raw`` (the parsed data, as loaded into ``store``) and ``ontology`` (its triples) let
-        the in-memory copies be made from Python objects instead of decoded from the store."""
+        """``kinds``: the kinds of objects of each predicate in the raw data (``LiteralScan``),
+        with those of the ``ontology``'s triples. ``budget``: its clock is read before every
+        query and every few thousand rows (each query the compiler writes is linear in the data;
+        the sh:sparql ones are run apart, see ``sparql_run``)."""
         self.store = store
         self.plan = plan
-        self.raw = raw
         self.ontology = ontology
+        self.budget = budget
         self.kinds = self._with_ontology_kinds(kinds) if kinds is not None else None
         self.stats = RunStats()
         self._subclasses: dict[Node, list[ox.NamedNode | ox.BlankNode]] = {}
         self._instances: dict[Node, set[Term]] = {}
         self._view: dict[Term, Node] = {}
         self._cache: dict[tuple[str, tuple[str, ...]], list[tuple[Term | None, ...]]] = {}
-        self._gathered: tuple[set[str], set[ox.NamedNode | ox.BlankNode], list[ox.Triple | ox.Quad]] | None = None
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -103,7 +109,9 @@ class Evaluator:
     def rows(self, sparql: str, *names: str) -> Iterator[tuple[Term | None, ...]]:
         started = time.perf_counter()
         count = 0
-        for solution in self.select(sparql):
+        if self.budget is not None:
+            self.budget.check_time("checking the SHACL shapes")
+        for solution in paced(self.budget, self.select(sparql)):
             count += 1
             yield tuple(solution[n] for n in names)
         if log.isEnabledFor(logging.DEBUG):
@@ -248,7 +256,7 @@ class Evaluator:
             elif c.kind == "Qualified":
                 yield from self.qualified(shape, c, target)
             elif c.kind == "Sparql":
-                yield from self.sparql(shape, c, target)
+                continue  # run apart, see sparql_run
             elif self.logical_in_sparql(shape, c) is not None:
                 yield from self.logical_sparql(shape, c, target)
             elif c.kind in _VALUE_TESTS and not done_value_tests:
@@ -614,13 +622,23 @@ class Evaluator:
 
     # -- SPARQL-based constraints ---------------------------------------------------------------
 
-    def sparql(self, shape: Shape, c: Constraint, target: str) -> Iterator[Finding]:
-        _node, select, prefixes, messages = c.params
-        rewritten = compile_select(select, dict(prefixes), target)  # type: ignore[arg-type]
-        names = ["this", *(n for n in rewritten.variables if n != "this")]
-        store = self.footprint(shape, select, dict(prefixes), target)  # type: ignore[arg-type]
-        solutions = store.query(rewritten.text, use_default_graph_as_union=True)
-        for row in (tuple(sol[n] for n in names) for sol in solutions):  # type: ignore[union-attr]
+    def sparql_run(self, shape: Shape, c: Constraint, narrow: bool) -> tuple[RewrittenSelect, SparqlRun]:
+        """An sh:sparql constraint of ``shape`` as one query over all its focus nodes
+        (``sparql_runs`` evaluates it, in a child process under a budget); ``narrow``: with what
+        it can match, so that only that is copied for it (worth its cost, a parse of the query
+        with rdflib, on large data only)."""
+        _node, select, prefixes, _messages = c.params
+        rewritten = compile_select(select, dict(prefixes), self.target(shape))  # type: ignore[arg-type]
+        names = ("this", *(n for n in rewritten.variables if n != "this"))
+        reach = self._reach(shape, select, dict(prefixes)) if narrow else None  # type: ignore[arg-type]
+        return rewritten, SparqlRun(rewritten.text, names, reach)
+
+    def sparql_findings(
+        self, shape: Shape, c: Constraint, rewritten: RewrittenSelect, names: tuple[str, ...], rows: list[Row]
+    ) -> Iterator[Finding]:
+        """The findings of an sh:sparql constraint from the rows of its ``sparql_run``."""
+        messages = c.params[3]
+        for row in rows:
             bound = {n: t for n, t in zip(names, row, strict=True) if t is not None}
             focus = bound.pop("this")
             path = bound.pop("path", None)
@@ -638,98 +656,30 @@ class Evaluator:
                 rewritten.projects_this,
             )
 
-    def footprint(self, shape: Shape, select: str, prefixes: dict[str, str], target: str) -> ox.Store:
-        """The store to run an sh:sparql query on: this one, or, for many focus nodes, an
-        in-memory copy of the triples the query and the targets can match."""
-        (count,) = next(iter(self.cached(f"SELECT (COUNT(*) AS ?n) WHERE {{ {target} }}", "n")))
-        if int(count.value) <= self.FOOTPRINT_THRESHOLD:  # type: ignore[union-attr]
-            return self.store
-        reach = self._reach(shape, select, prefixes)
-        if reach is None:
-            return self.store
-        names, classes = reach
-        started = time.perf_counter()
-        copy = ox.Store()
-        graph = ox.NamedNode("urn:kgprofiles:fast:footprint")
-        if self.raw is not None and self.ontology is not None:
-            copy.bulk_extend(
-                ox.Quad(t.subject, t.predicate, t.object, graph)
-                for t in _reached(self._pool(names, classes), names, classes)
-            )
-        else:
-            for name in names:
-                p = ox.NamedNode(name)
-                triples = self.store.query(
-                    f"CONSTRUCT {{ ?s {p} ?o }} WHERE {{ ?s {p} ?o }}", use_default_graph_as_union=True
-                )
-                copy.load(
-                    triples.serialize(format=ox.RdfFormat.N_TRIPLES), format=ox.RdfFormat.N_TRIPLES, to_graph=graph
-                )  # type: ignore[union-attr]
-            for cls in classes:
-                copy.extend(
-                    ox.Quad(q.subject, q.predicate, q.object, graph)
-                    for q in self.store.quads_for_pattern(None, RDF_TYPE_NODE, cls, None)
-                )
-        log.debug("%.3fs footprint of %d triples for %s", time.perf_counter() - started, len(copy), shape.name)
-        return copy
-
-    def _reach(
-        self, shape: Shape, select: str, prefixes: dict[str, str]
-    ) -> tuple[set[str], set[ox.NamedNode | ox.BlankNode]] | None:
+    def _reach(self, shape: Shape, select: str, prefixes: dict[str, str]) -> Reach | None:
         """What an sh:sparql query of ``shape`` can match: the IRIs of its predicates and its
         targets', and the target classes (with their subclasses) whose ``rdf:type`` triples it
-        needs; ``None`` when a predicate is a variable (then any triple can match)."""
-        predicates = {e.predicate for e in sparql_edges(select, prefixes, itertools.count())}
-        if None in predicates:
+        needs; ``None`` when a predicate is a variable or a path it cannot follow (then any
+        triple can match)."""
+        predicates = query_predicates(select, tuple(sorted(prefixes.items())))
+        if predicates is None:
             return None
-        predicates |= {to_oxigraph(p) for p in (*shape.targets.subjects_of, *shape.targets.objects_of)}  # type: ignore[misc]
+        targets = {str(p) for p in (*shape.targets.subjects_of, *shape.targets.objects_of)}
         classes = {c for cls in shape.targets.classes for c in self.subclasses(cls)}
-        return {p.value for p in predicates}, classes  # type: ignore[union-attr]
-
-    def _pool(self, names: set[str], classes: set[ox.NamedNode | ox.BlankNode]) -> Iterable[ox.Triple | ox.Quad]:
-        """The raw and ontology triples holding at least what ``names`` and ``classes`` reach.
-
-        The first call gathers, in one pass over ``raw``, what every sh:sparql constraint of the
-        plan reaches, and keeps it: at 100,000 people a pass over the parsed data costs 10-30 s,
-        and the project's shapes have three such constraints. A reach outside that (a shape
-        this walk did not see) reads ``raw`` again, so the copy is the same either way."""
-        if self._gathered is None:
-            all_names: set[str] = set()
-            all_classes: set[ox.NamedNode | ox.BlankNode] = set()
-            for shape, c in _sparql_constraints(self.plan.shapes):
-                _node, select, prefixes, _messages = c.params
-                reach = self._reach(shape, select, dict(prefixes))  # type: ignore[arg-type]
-                if reach is not None:
-                    all_names |= reach[0]
-                    all_classes |= reach[1]
-            gathered = list(_reached(itertools.chain(self.raw(), self.ontology), all_names, all_classes))  # type: ignore[misc, arg-type]
-            self._gathered = (all_names, all_classes, gathered)
-        all_names, all_classes, gathered = self._gathered
-        if names <= all_names and classes <= all_classes:
-            return gathered
-        return itertools.chain(self.raw(), self.ontology)  # type: ignore[misc, arg-type]
+        return Reach(predicates | targets, frozenset(classes))
 
 
-def _sparql_constraints(shapes: Iterable[Shape]) -> Iterator[tuple[Shape, Constraint]]:
-    """Every sh:sparql constraint of ``shapes`` and of their property shapes, with its shape."""
-    for shape in shapes:
-        for c in shape.constraints:
-            if c.kind == "Sparql":
-                yield shape, c
-        yield from _sparql_constraints(shape.properties)
-
-
-def _reached(
-    triples: Iterable[ox.Triple | ox.Quad], names: set[str], classes: set[ox.NamedNode | ox.BlankNode]
-) -> Iterator[ox.Triple | ox.Quad]:
-    """The triples whose predicate is one of ``names``, or that type a node with one of ``classes``."""
-    rdf_type = RDF_TYPE_NODE
-    for t in triples:
-        if t.predicate.value in names or (t.predicate == rdf_type and t.object in classes):
-            yield t
-
-
-RDF_TYPE_NODE = ox.NamedNode(str(RDF.type))
+@lru_cache(maxsize=256)
+def query_predicates(select: str, prefixes: tuple[tuple[str, str], ...]) -> frozenset[str] | None:
+    """The IRIs of the predicates an sh:sparql query can match; None when one is a variable or
+    a path that is not followed (then any triple can match). Parsing costs ~0.1 s: cached."""
+    try:
+        predicates = {e.predicate for e in sparql_edges(select, dict(prefixes), itertools.count())}
+    except (ValueError, ParseException):
+        return None
+    if None in predicates:
+        return None
+    return frozenset(p.value for p in predicates)  # type: ignore[union-attr]
 
 
 def compile_select(select: str, prefixes: dict[str, str], target: str) -> RewrittenSelect:

@@ -18,14 +18,19 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from rdflib import Graph
 
+from kgprofiles.budget import Budget
 from kgprofiles.fast.fallback import pyshacl_results
 from kgprofiles.fast.literals import LiteralScan, scan_literals
 from kgprofiles.fast.results import to_result
-from kgprofiles.fast.shapes_model import ShapesPlan, Unsupported, read_shapes
+from kgprofiles.fast.shapes_model import Constraint, Shape, ShapesPlan, Unsupported, read_shapes
 from kgprofiles.fast.shapes_sparql import Evaluator
+from kgprofiles.fast.sparql_text import RewrittenSelect
 from kgprofiles.fast.stores import as_ox_store, memory_store
+from kgprofiles.killable import Killable
+from kgprofiles.shapes_check import check_shape_queries
+from kgprofiles.sparql_runs import Row, SparqlRun, TriplesSource, run_queries
 from kgprofiles.terms import graph_from_triples, triples_from_graph
-from kgprofiles.validate import _SEVERITY_ORDER, ValidationReport, ValidationResult
+from kgprofiles.validate import ValidationReport, ValidationResult, sort_results
 
 log = logging.getLogger("kgprofiles.fast")
 RawTriples = Callable[[], Iterable[ox.Triple | ox.Quad]]
@@ -44,21 +49,13 @@ _PLANS: dict[str, ShapesPlan] = {}
 
 
 def compile_shapes(shapes: Graph) -> ShapesPlan:
-    """The shapes read for the compiler (cached by the shapes graph's content)."""
+    """The shapes read for the compiler (cached by the shapes graph's content). Shapes whose
+    SPARQL fetches from elsewhere are refused (``shapes_check``: a ShapesError)."""
     key = hashlib.sha256("\n".join(sorted(f"{s.n3()} {p.n3()} {o.n3()}" for s, p, o in shapes)).encode()).hexdigest()
     if key not in _PLANS:
+        check_shape_queries(shapes)
         _PLANS[key] = read_shapes(shapes)
     return _PLANS[key]
-
-
-def sort_results(results: Iterable[ValidationResult]) -> tuple[ValidationResult, ...]:
-    """validate.py's order: file, line, severity, focus, path, message."""
-    return tuple(
-        sorted(
-            results,
-            key=lambda r: (r.file or "~", r.line or 0, _SEVERITY_ORDER[r.severity], r.focus, r.path or "", r.message),
-        )
-    )
 
 
 def validate_store(
@@ -70,6 +67,7 @@ def validate_store(
     files: Sequence[str] = (),
     scan: LiteralScan | None = None,
     raw: RawTriples | None = None,
+    budget: Budget | None = None,
 ) -> FastValidation:
     """Validate the data in ``store`` (a ``pyoxigraph.Store`` or kgprofiles' ``OxigraphStore``)
     against ``shapes``. The union of the store's named graphs must be the data plus the ontology,
@@ -79,7 +77,11 @@ def validate_store(
     ``raw`` (a function returning the parsed triples, before storage) and ``scan`` (its
     ``scan_literals``) let the fast path check that the store keeps every literal as rdflib reads
     it; without them, the store's content is taken as the data. ``ontology`` is only used by
-    shapes that fall back to pyshacl (the store already holds it)."""
+    shapes that fall back to pyshacl (the store already holds it).
+
+    With a ``budget``, the compiled queries check its clock as they go, and the sh:sparql
+    constraints and the pyshacl fallback run in child processes killed at its deadline, reading
+    ``raw`` (the build's spill file) rather than the store: ``BudgetExceeded``."""
     started = time.perf_counter()
     ox_store = as_ox_store(store)
     plan = compile_shapes(shapes)
@@ -95,28 +97,97 @@ def validate_store(
         )
         everything = [s.node for s in plan.shapes] + list(plan.fallback)
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
-        results = pyshacl_results(data, shapes, ontology, everything, locate)
+        results = pyshacl_results(data, shapes, ontology, everything, locate, budget)
         return FastValidation(ValidationReport(sort_results(results), tuple(files)), tuple(notes))
-    ontology_triples = list(triples_from_graph(ontology)) if ontology is not None else None
-    evaluator = Evaluator(ox_store, plan, raw, ontology_triples, scan.kinds if scan is not None else None)
-    results: list[ValidationResult] = []
+    ontology_triples = list(triples_from_graph(ontology)) if ontology is not None else []
+    evaluator = Evaluator(ox_store, plan, ontology_triples, scan.kinds if scan is not None else None, budget)
     fallback = list(plan.fallback)
+    sparql: list[tuple[Shape, Constraint, RewrittenSelect, SparqlRun]] = []
+    compiled: list[Shape] = []
+    wanted = any(c.kind == "Sparql" for shape in plan.shapes for c in shape.constraints)
+    source = _source(raw if ontology is not None else None, ox_store) if wanted else TriplesSource()
+    narrow = source.estimated_triples() > NARROW_ABOVE
     for shape in plan.shapes:
         try:
-            findings = list(evaluator.run([shape]))
+            constraints = [c for c in shape.constraints if c.kind == "Sparql"]
+            runs = [(shape, c, *evaluator.sparql_run(shape, c, narrow)) for c in constraints]
         except Unsupported as exc:
             fallback.append(shape.node)
             notes.append(f"pyshacl: {shape.name}: {exc}")
             continue
-        results.extend(to_result(f, evaluator.view, locate) for f in findings)
+        sparql.extend(runs)
+        compiled.append(shape)
+    results: list[ValidationResult] = []
+    with _SparqlRuns([run for *_, run in sparql], source, ontology_triples, budget) as running:
+        for shape in compiled:  # meanwhile, the compiled core constraints, here
+            try:
+                findings = list(evaluator.run([shape]))
+            except Unsupported as exc:
+                fallback.append(shape.node)
+                notes.append(f"pyshacl: {shape.name}: {exc}")
+                continue
+            results.extend(to_result(f, evaluator.view, locate) for f in findings)
+        answers = running.rows()
+    failed = set(fallback)
+    for (shape, c, rewritten, run), rows in zip(sparql, answers, strict=True):
+        if shape.node not in failed:
+            findings = evaluator.sparql_findings(shape, c, rewritten, run.names, rows)
+            results.extend(to_result(f, evaluator.view, locate) for f in findings)
     if fallback:
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
-        results.extend(pyshacl_results(data, shapes, ontology, fallback, locate))
+        results.extend(pyshacl_results(data, shapes, ontology, fallback, locate, budget))
     seconds = dict(evaluator.stats.seconds)
     seconds["total"] = time.perf_counter() - started
     for note in notes:
         log.warning("fast validation: %s", note)
     return FastValidation(ValidationReport(sort_results(results), tuple(files)), tuple(notes), seconds)
+
+
+class _SparqlRuns:
+    """The sh:sparql queries of a validation: in a child process under the budget, started at
+    once so that they run while the compiled constraints do; without a budget, here, when their
+    rows are asked for."""
+
+    def __init__(
+        self, runs: list[SparqlRun], source: TriplesSource, ontology: list[ox.Triple], budget: Budget | None
+    ) -> None:
+        self.runs = runs
+        self.source = source
+        self.ontology = ontology
+        self.budget = budget
+        self.child: Killable | None = None
+        if runs and budget is not None:
+            arguments = (runs, self.source, ontology, budget)
+            self.child = Killable(run_queries, arguments, budget, "the sh:sparql constraints")
+
+    def __enter__(self) -> _SparqlRuns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.child is not None:
+            self.child.__exit__()
+
+    def rows(self) -> list[list[Row]]:
+        if self.child is not None:
+            return self.child.result()  # type: ignore[no-any-return]
+        return run_queries(self.runs, self.source, self.ontology)
+
+
+#: Above this many triples of data, each sh:sparql query gets a copy of only what it can match
+#: (their predicates and their targets' types); below, the copy of all of it costs less than
+#: finding out (rdflib parses the queries: ~0.2 s for the project's).
+NARROW_ABOVE = 100_000
+
+
+def _source(raw: RawTriples | None, store: ox.Store) -> TriplesSource:
+    """The data as a child process can read it: the build's spill file, or the triples; without
+    ``raw``, the store's (the data and the ontology)."""
+    path = getattr(raw, "path", None)
+    if path is not None:
+        return TriplesSource(path=str(path))
+    if raw is not None:
+        return TriplesSource(triples=tuple(raw()))
+    return TriplesSource(triples=tuple(store.quads_for_pattern(None, None, None, None)))
 
 
 def validate_triples(
@@ -126,11 +197,19 @@ def validate_triples(
     *,
     locate: dict[str, tuple[str, int | None]] | None = None,
     files: Sequence[str] = (),
+    budget: Budget | None = None,
 ) -> FastValidation:
     """``validate_store`` on a fresh in-memory store holding ``triples`` and the ontology."""
     store = memory_store(triples, ontology)
     return validate_store(
-        store, shapes, ontology, locate=locate, files=files, raw=lambda: triples, scan=scan_literals(lambda: triples)
+        store,
+        shapes,
+        ontology,
+        locate=locate,
+        files=files,
+        raw=lambda: triples,
+        scan=scan_literals(lambda: triples),
+        budget=budget,
     )
 
 

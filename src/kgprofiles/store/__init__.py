@@ -25,5 +25,6 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             settings.graph_store_endpoint,
             settings.query_timeout_s,
             allow_fetch=allow_fetch,
+            max_answer_bytes=settings.limits.max_answer_bytes,
         )
     return OxigraphStore(settings.store, read_only=read_only and settings.store != MEMORY, allow_fetch=allow_fetch)

@@ -20,6 +20,11 @@ How each operation travels:
 
 * queries go through SPARQLWrapper (POST, form-encoded, content negotiation only) and come back as
   SPARQL JSON results (SELECT, ASK) or N-Triples (CONSTRUCT, DESCRIBE), parsed by pyoxigraph;
+* answers are untrusted: each is read up to ``max_answer_bytes`` (default 200 MB, then a
+  RemoteError), RDF/XML is never asked for and refused if sent (its entities expand: 927 bytes
+  can become gigabytes), and SPARQL XML results with a DOCTYPE or ENTITY declaration are refused
+  before they are parsed; only N-Triples and Turtle graphs, SPARQL JSON, XML, CSV and TSV results
+  are read;
 * the project prefixes are prepended as PREFIX lines unless the query declares them; bindings
   become one ``VALUES`` clause right after the opening brace of the outermost WHERE group (terms
   in N-Triples syntax, so a literal cannot escape its quotes); error positions the server
@@ -58,6 +63,7 @@ not be atomic across graphs, ~8 s).
 from __future__ import annotations
 
 import http.client
+import re
 import secrets
 import urllib.error
 import urllib.parse
@@ -68,6 +74,7 @@ from typing import Any
 import pyoxigraph as ox
 from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 
+from kgprofiles.config import Limits
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import (
@@ -93,8 +100,15 @@ __all__ = ["GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
 GENID = "https://w3id.org/kgprofiles/.well-known/genid/"
 USER_AGENT = "kgprofiles (SPARQL 1.1 client)"
 _RESULTS_ACCEPT = "application/sparql-results+json, application/sparql-results+xml;q=0.5"
-_GRAPH_ACCEPT = "application/n-triples, text/turtle;q=0.8, application/rdf+xml;q=0.5"
+_GRAPH_ACCEPT = "application/n-triples, text/turtle;q=0.8"
+#: The graph formats read from a server: no RDF/XML (entity expansion), nothing with datasets.
+_GRAPH_FORMATS = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.TURTLE)
 _MESSAGE_LIMIT = 600
+_ERROR_BODY_LIMIT = 64 * 1024  # of an error answer, only the start is read (for its message)
+_CHUNK = 1 << 20
+_XML_DECLARATIONS = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+#: The default cap on an answer's size (``[kgprofiles.limits] max_answer_bytes``).
+MAX_ANSWER_BYTES = Limits.max_answer_bytes
 
 
 # -- skolemization ------------------------------------------------------------------------------
@@ -161,6 +175,56 @@ class _Wrapper(SPARQLWrapper):
         return response, self.returnFormat
 
 
+def read_capped(response: http.client.HTTPResponse, limit: int, url: str) -> bytes:
+    """The body of ``response``, read a chunk at a time; a RemoteError as soon as it is longer
+    than ``limit`` bytes (or says it will be)."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_long(url, limit, int(declared))
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := response.read(_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise _too_long(url, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_long(url: str, limit: int, declared: int | None = None) -> RemoteError:
+    size = f"{declared:,} bytes" if declared is not None else f"more than {limit:,} bytes"
+    return RemoteError(
+        f"{url} sent an answer of {size}, over the {limit:,}-byte limit",
+        "ask for less (LIMIT, fewer graphs), or raise max_answer_bytes in [kgprofiles.limits] of kgprofiles.toml",
+    )
+
+
+def _graph_format(media_type: str, url: str) -> ox.RdfFormat:
+    """The RDF format of a graph answer: N-Triples or Turtle only."""
+    fmt = ox.RdfFormat.from_media_type(media_type) if media_type else None
+    if fmt == ox.RdfFormat.RDF_XML:
+        raise RemoteError(
+            f"{url} answered with RDF/XML, which kgprofiles does not read from a server (its entities can "
+            "expand a few bytes into gigabytes)",
+            "configure the server to answer application/n-triples or text/turtle",
+        )
+    if fmt not in _GRAPH_FORMATS:
+        raise RemoteError(
+            f"{url} answered with {media_type or 'no content type'}, not N-Triples or Turtle",
+            "is this the server's SPARQL endpoint?",
+        )
+    return fmt  # type: ignore[return-value]
+
+
+def _refuse_xml_declarations(body: bytes, url: str) -> None:
+    """An XML answer may not declare a DTD or entities: they can expand without bound."""
+    if _XML_DECLARATIONS.search(body):
+        raise RemoteError(
+            f"{url} sent XML results with a DOCTYPE or ENTITY declaration, refused unread (entity expansion)",
+            "configure the server to answer application/sparql-results+json",
+        )
+
+
 def _server_message(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace").strip()
     if text.lstrip().lower().startswith(("<!doctype html", "<html")):
@@ -178,7 +242,8 @@ def _unreachable(url: str, exc: BaseException, timeout_s: float) -> RemoteError:
 
 class RemoteStore:
     """A kgprofiles store on a SPARQL 1.1 server (see the module docstring for what the server
-    must do and how each operation travels). ``allow_fetch=True`` permits SERVICE and LOAD."""
+    must do and how each operation travels). ``allow_fetch=True`` permits SERVICE and LOAD;
+    ``max_answer_bytes`` caps the size of every answer read."""
 
     def __init__(
         self,
@@ -188,8 +253,10 @@ class RemoteStore:
         timeout_s: float = 30.0,
         *,
         allow_fetch: bool = False,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         derived_update, derived_store = derive_endpoints(query_endpoint)
+        self.max_answer_bytes = max_answer_bytes
         self.query_endpoint = query_endpoint
         self.update_endpoint = update_endpoint or derived_update
         self.graph_store_endpoint = graph_store_endpoint or derived_store
@@ -230,7 +297,8 @@ class RemoteStore:
         try:
             result = wrapper.query()
             with result.response as response:
-                return response.headers.get("Content-Type", ""), response.read()
+                body = read_capped(response, self.max_answer_bytes, self.query_endpoint)
+                return response.headers.get("Content-Type", ""), body
         except urllib.error.HTTPError as exc:
             raise self._http_error(self.query_endpoint, exc, text) from exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
@@ -238,17 +306,20 @@ class RemoteStore:
 
     def _parse_answer(self, content_type: str, body: bytes) -> QueryResult:
         media_type = content_type.split(";")[0].strip().lower()
+        url = self.query_endpoint
+        results_format = ox.QueryResultsFormat.from_media_type(media_type) if media_type else None
         try:
-            results_format = ox.QueryResultsFormat.from_media_type(media_type) if media_type else None
             if results_format is not None:
+                if results_format == ox.QueryResultsFormat.XML:
+                    _refuse_xml_declarations(body, url)
                 return _unskolemize_result(ox.parse_query_results(body, format=results_format))
-            rdf_format = ox.RdfFormat.from_media_type(media_type) if media_type else None
-            if rdf_format is not None and not rdf_format.supports_datasets:
-                return [_unskolemize_triple(q.triple) for q in ox.parse(body, format=rdf_format)]
+            if ox.RdfFormat.from_media_type(media_type) if media_type else None:
+                fmt = _graph_format(media_type, url)
+                return [_unskolemize_triple(q.triple) for q in ox.parse(body, format=fmt)]
         except (SyntaxError, ValueError) as exc:
-            raise RemoteError(f"{self.query_endpoint} sent a {media_type} answer that does not parse: {exc}") from exc
+            raise RemoteError(f"{url} sent a {media_type} answer that does not parse: {exc}") from exc
         raise RemoteError(
-            f"{self.query_endpoint} answered with {media_type or 'no content type'}, not SPARQL results",
+            f"{url} answered with {media_type or 'no content type'}, not SPARQL results",
             "is this the server's SPARQL query endpoint?",
         )
 
@@ -274,10 +345,13 @@ class RemoteStore:
         status, content_type, body = self._send("GET", self._graph_url(graph), accept=_GRAPH_ACCEPT, missing_ok=True)
         if status == 404:
             return []
-        fmt = ox.RdfFormat.from_media_type(content_type.split(";")[0].strip().lower() or "application/n-triples")
-        if fmt is None or fmt.supports_datasets:
-            raise RemoteError(f"{self.graph_store_endpoint} sent {content_type!r} for graph <{graph}>")
-        triples = (_unskolemize_triple(q.triple) for q in ox.parse(body, format=fmt))
+        media_type = content_type.split(";")[0].strip().lower() or "application/n-triples"
+        url = self._graph_url(graph)
+        fmt = _graph_format(media_type, url)
+        try:
+            triples = [_unskolemize_triple(q.triple) for q in ox.parse(body, format=fmt)]
+        except SyntaxError as exc:
+            raise RemoteError(f"{url} sent a {media_type} graph that does not parse: {exc}") from exc
         return [ox.Quad(t.subject, t.predicate, t.object, node) for t in triples]
 
     def dump(self, fmt: ox.RdfFormat) -> bytes:
@@ -390,7 +464,8 @@ class RemoteStore:
             request.add_header("Accept", accept)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return response.status, response.headers.get("Content-Type", ""), response.read()
+                body = read_capped(response, self.max_answer_bytes, url)
+                return response.status, response.headers.get("Content-Type", ""), body
         except urllib.error.HTTPError as exc:
             if missing_ok and exc.code == 404:
                 return 404, "", b""
@@ -400,7 +475,7 @@ class RemoteStore:
 
     def _http_error(self, url: str, exc: urllib.error.HTTPError, text: SparqlText | None) -> KgError:
         try:
-            message = _server_message(exc.read())
+            message = _server_message(exc.read(_ERROR_BODY_LIMIT))
         except OSError:
             message = ""
         if exc.code == 400 and text is not None:

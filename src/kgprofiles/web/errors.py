@@ -11,20 +11,19 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from kgprofiles.errors import InputError, KgError, QueryError, RemoteError, StoreError
+from kgprofiles.errors import Forbidden, InputError, KgError, LimitHit, QueryError, RemoteError, StoreError
 from kgprofiles.profiles import Ambiguous, NotFound
+from kgprofiles.store.sandbox import RETRY_AFTER_S
 
 
 def status_of(error: KgError) -> int:
     """The HTTP status for an error a handler raised."""
-    from kgprofiles.web.engine import Forbidden, LimitHit
-
     if isinstance(error, NotFound):
         return 404
     if isinstance(error, Ambiguous):
         return 409
     if isinstance(error, LimitHit):
-        return 503 if error.which == "time" else 422
+        return 422 if error.which == "rows" else 503
     if isinstance(error, Forbidden):
         return 403
     if isinstance(error, QueryError | InputError):
@@ -36,11 +35,20 @@ def status_of(error: KgError) -> int:
     return 500
 
 
-def error_response(request: Request, error: KgError, headers: dict[str, str] | None = None) -> Response:
+def headers_of(error: KgError) -> dict[str, str]:
+    """Headers that say more than the status: which limit a query hit, and when to try again."""
+    if not isinstance(error, LimitHit):
+        return {}
+    if error.which == "rows":
+        return {"X-Kgprofiles-Limit": error.which}
+    return {"X-Kgprofiles-Limit": error.which, "Retry-After": str(RETRY_AFTER_S)}
+
+
+def error_response(request: Request, error: KgError) -> Response:
     """The response for ``error``, in the form the request's path and Accept call for."""
     from kgprofiles.web import pages
 
-    status = status_of(error)
+    status, headers = status_of(error), headers_of(error)
     if request.url.path.startswith("/api/"):
         body = {"error": error.message} | ({"hint": error.hint} if error.hint else {})
         return JSONResponse(body, status_code=status, headers=headers)

@@ -14,10 +14,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kgprofiles.errors import Forbidden, InputError, KgError, LimitHit, QueryError, RemoteError
+from kgprofiles.errors import KgError
 from kgprofiles.result_formats import kind_of
-from kgprofiles.store.sandbox import RETRY_AFTER_S, Serialised, busy, time_limit_hit
+from kgprofiles.store.sandbox import Serialised, busy, time_limit_hit
 from kgprofiles.web import description, editor, results
+from kgprofiles.web.errors import headers_of, status_of
 from kgprofiles.web.negotiation import choose
 from kgprofiles.web.protocol import Operation, ProtocolError, read_operation
 from kgprofiles.web.site import Site, site_of
@@ -120,16 +121,7 @@ async def update(request: Request, operation: Operation) -> Response:
 
 
 def failure(exc: KgError) -> Response:
-    """The status and message for an error of the engine or the store."""
-    if isinstance(exc, LimitHit):
-        if exc.which == "rows":
-            return error(422, exc.message, exc.hint, {"X-Kgprofiles-Limit": exc.which})
-        headers = {"X-Kgprofiles-Limit": exc.which, "Retry-After": str(RETRY_AFTER_S)}
-        return error(503, exc.message, exc.hint, headers)
-    if isinstance(exc, Forbidden):
-        return error(403, exc.message, exc.hint)
-    if isinstance(exc, QueryError | InputError):
-        return error(400, exc.message, exc.hint)
-    if isinstance(exc, RemoteError):
-        return error(502, exc.message, exc.hint)
-    return error(500, exc.message, exc.hint)
+    """The status and message for an error of the engine or the store (the app's one mapping,
+    ``web/errors.py``), as plain text: what SPARQL clients read."""
+    text = exc.message if not exc.hint else f"{exc.message}\nhint: {exc.hint}"
+    return PlainTextResponse(text + "\n", status_code=status_of(exc), headers=headers_of(exc) or None)

@@ -1,0 +1,163 @@
+"""Answers from a remote SPARQL server are untrusted input.
+
+Issue 14: a 927-byte RDF/XML entity bomb sent as a CONSTRUCT answer grew the client to 8 GB. A
+fake server on 127.0.0.1 sends it (and an XML results bomb, and answers too long to read): each is
+a RemoteError at once, and the client's memory stays small.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from kgprofiles.errors import RemoteError
+from kgprofiles.store.remote import RemoteStore
+
+#: The billion laughs: ten entities, each ten of the one before; &lol9; is 10⁹ "lol"s (3 GB).
+ENTITIES = '<!ENTITY lol "lol">' + "".join(
+    f'<!ENTITY lol{i} "{("&lol;" if i == 1 else f"&lol{i - 1};") * 10}">' for i in range(1, 10)
+)
+RDF_XML_BOMB = f"""<?xml version="1.0"?>
+<!DOCTYPE lolz [{ENTITIES}]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/">
+<rdf:Description rdf:about="http://example.org/s"><ex:p>&lol9;</ex:p></rdf:Description></rdf:RDF>""".encode()
+RESULTS_XML_BOMB = f"""<?xml version="1.0"?>
+<!DOCTYPE lolz [{ENTITIES}]>
+<sparql xmlns="http://www.w3.org/2005/sparql-results#"><head><variable name="x"/></head>
+<results><result><binding name="x"><literal>&lol9;</literal></binding></result></results></sparql>""".encode()
+
+
+@dataclass
+class Answer:
+    content_type: str
+    body: bytes
+    declared_length: int | None = None  # a Content-Length other than the body's
+    sends_length: bool = True  # without, the body ends when the connection closes
+
+
+@dataclass
+class FakeServer:
+    """What the fake SPARQL server answers to a query (every POST), and what it was asked."""
+
+    answer: Answer
+    url: str = ""
+    accepts: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeServer]:
+    state = FakeServer(Answer("text/plain", b""))
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            state.accepts.append(self.headers.get("Accept", ""))
+            answer = state.answer
+            self.send_response(200)
+            self.send_header("Content-Type", answer.content_type)
+            if answer.sends_length:
+                length = answer.declared_length if answer.declared_length is not None else len(answer.body)
+                self.send_header("Content-Length", str(length))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client may stop reading
+                self.wfile.write(answer.body)
+
+        do_GET = do_POST  # the Graph Store Protocol's reads
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/query"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM in /proc/self/status")
+
+
+@pytest.fixture
+def memory_stays_small() -> Iterator[None]:
+    Path("/proc/self/clear_refs").write_text("5")  # reset the peak: the next one is this test's
+    before = peak_rss_mb()
+    yield
+    assert peak_rss_mb() - before < 200
+
+
+def test_rdf_xml_is_never_asked_for(fake: FakeServer) -> None:
+    fake.answer = Answer("application/n-triples", b'<http://example.org/s> <http://example.org/p> "1" .\n')
+
+    triples = RemoteStore(fake.url).query("CONSTRUCT WHERE { ?s ?p ?o }")
+
+    assert len(triples) == 1  # type: ignore[arg-type]
+    assert "rdf+xml" not in fake.accepts[0]
+    assert fake.accepts[0].startswith("application/n-triples")
+
+
+def test_an_rdf_xml_entity_bomb_is_refused(fake: FakeServer, memory_stays_small: None) -> None:
+    fake.answer = Answer("application/rdf+xml", RDF_XML_BOMB)
+
+    with pytest.raises(RemoteError, match="answered with RDF/XML, which kgprofiles does not read from a server"):
+        RemoteStore(fake.url).query("CONSTRUCT WHERE { ?s ?p ?o }")
+
+    assert len(RDF_XML_BOMB) < 1000
+
+
+def test_a_graph_store_answer_in_rdf_xml_is_refused(fake: FakeServer, memory_stays_small: None) -> None:
+    fake.answer = Answer("application/rdf+xml", RDF_XML_BOMB)
+
+    with pytest.raises(RemoteError, match="answered with RDF/XML"):
+        list(RemoteStore(fake.url).quads("http://example.org/graph"))
+
+    assert "rdf+xml" not in fake.accepts[0]
+
+
+def test_an_xml_results_entity_bomb_is_refused(fake: FakeServer, memory_stays_small: None) -> None:
+    fake.answer = Answer("application/sparql-results+xml", RESULTS_XML_BOMB)
+
+    with pytest.raises(RemoteError, match="XML results with a DOCTYPE or ENTITY declaration, refused unread"):
+        RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")
+
+
+def test_plain_xml_results_are_still_read(fake: FakeServer) -> None:
+    fake.answer = Answer(
+        "application/sparql-results+xml",
+        b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>'
+        b'<variable name="x"/></head><results><result><binding name="x"><literal>lol</literal></binding>'
+        b"</result></results></sparql>",
+    )
+
+    result = RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")
+
+    assert [row["x"].value for row in result] == ["lol"]  # type: ignore[union-attr]
+
+
+def test_an_answer_over_the_size_limit_is_refused(fake: FakeServer, memory_stays_small: None) -> None:
+    """Read a chunk at a time, and stopped past the limit (the server does not say the length)."""
+    row = b'{"x": {"type": "literal", "value": "' + b"x" * 1000 + b'"}}'
+    body = b'{"head": {"vars": ["x"]}, "results": {"bindings": [' + b", ".join([row] * 2000) + b"]}}"
+    fake.answer = Answer("application/sparql-results+json", body, sends_length=False)
+
+    with pytest.raises(RemoteError, match="sent an answer of more than 1,000,000 bytes, over the 1,000,000-byte"):
+        RemoteStore(fake.url, max_answer_bytes=1_000_000).query("SELECT ?x WHERE { ?x ?p ?o }")
+    assert len(RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")) == 2000  # type: ignore[arg-type]
+
+
+def test_an_answer_that_says_it_is_too_long_is_not_read(fake: FakeServer) -> None:
+    fake.answer = Answer("application/sparql-results+json", b"{}", declared_length=10**12)
+
+    with pytest.raises(RemoteError, match="sent an answer of 1,000,000,000,000 bytes, over the 200,000,000-byte"):
+        RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")
