@@ -3,7 +3,6 @@ orchestration in kgprofiles; the CLI and the web call it."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,11 +21,19 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
-from kgprofiles.store import generations
 from kgprofiles.store.base import Store
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.staging import GenerationStaging, Staging, generation_staging, replacement_staging
 from kgprofiles.store.writer import GenerationWriter
 from kgprofiles.terms import graph_from_triples, triples_from_graph
-from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, locate_subjects, validate_files
+from kgprofiles.validate import (
+    ValidationReport,
+    load_ontology,
+    load_shapes,
+    locate_subjects,
+    validate_files,
+    validate_graph,
+)
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, ONTOLOGY_GRAPH
 
 STAGES = ("parse", "validate", "infer", "store")
@@ -102,7 +109,7 @@ def _gate(files: list[SourceFile], settings: Settings, data: Graph, timer: _Time
     return report
 
 
-def _infer(data: Graph, settings: Settings, timer: _Timer) -> list[ox.Triple]:
+def _infer_closure(data: Graph, settings: Settings, timer: _Timer) -> list[ox.Triple]:
     with timer.stage("infer"):
         ontology = load_ontology(settings.ontology_dir)
         budget = Budget.for_inference(settings.limits, len(data) + len(ontology))
@@ -145,65 +152,119 @@ def build(
     reference: bool = False,
     writing: WriteOptions | None = None,
 ) -> BuildReport:
-    """Build the whole graph from ``paths`` (default: the data directory) into the configured store.
+    """Build the whole graph from ``paths`` (default: the data directory) into the configured store:
+    parse → validate → infer → stage → publish, the same way for every store.
 
     Validation and inference take the fast paths (``kgprofiles.fast``: the shapes compiled to
     SPARQL over the loaded data, the ontology's OWL RL rules in linear passes), which give exactly
     pyshacl's results and owlrl's triples and fall back to them, saying so, for what they do not
-    compile; ``reference=True`` runs pyshacl and owlrl themselves.
+    compile; ``reference=True`` runs pyshacl and owlrl themselves. Each runs under the budgets of
+    ``settings.limits``: breaking one raises BudgetExceeded.
 
-    Validation and inference each run under the budgets of ``settings.limits`` (a deadline; for
-    inference also a multiple of the asserted triples): breaking one raises BudgetExceeded.
-
-    Nothing is written unless every stage succeeds. On disk, the store is built in a fresh
-    directory and swapped in by one rename; remotely, graphs are staged then moved by one update;
-    an open ``store`` given by the caller gets one ``replace_graphs`` transaction. ``writing``:
-    what to do when another process writes the same on-disk store (default: wait for it)."""
+    Nothing is written unless every stage succeeds (``store/staging.py``): on disk the graph is
+    built in a fresh generation and published atomically and durably; on a remote server, or an
+    open ``store`` given by the caller, its graphs replace the old ones in one transaction.
+    ``writing``: what to do when another process writes the same on-disk store (default: wait)."""
     timer = _Timer(progress or Silent())
-    writing = writing or WriteOptions()
     found = collect_files(paths or [settings.data_dir])
-    if not reference and store is None and not settings.endpoint and settings.store != MEMORY:
-        files, report, notes, location, inferred = _build_generation(settings, found, timer, writing)
-        return _build_report(files, inferred, report, location, timer, notes)
-    files = _parse(found, settings, timer)
-    graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
-    graphs[ONTOLOGY_GRAPH] = _ontology_triples(settings)
-    if reference:
-        data = union_graph(files)
-        report = _gate(files, settings, data, timer, scoped=False)
-        graphs[INFERRED_GRAPH] = _infer(data, settings, timer)
-        inferred = len(graphs[INFERRED_GRAPH])
-        notes: tuple[str, ...] = ()
-        with timer.stage("store", len(graphs)):
-            location = _write_all(settings, graphs, store, writing)
-    else:
-        scratch = ox.Store()  # what the fast paths read: the data and the ontology, in memory
-        scratch.extend(_quads(graphs))
-        report, inferred_triples, notes = _check(scratch, files, settings, timer)
-        graphs[INFERRED_GRAPH] = inferred_triples
-        inferred = len(inferred_triples)
-        with timer.stage("store", len(graphs)):
-            location = _write_all(settings, graphs, store, writing)
-    return _build_report(files, inferred, report, location, timer, notes)
-
-
-def _build_report(
-    files: Sequence[SourceFile],
-    inferred: int,
-    report: ValidationReport,
-    location: str,
-    timer: _Timer,
-    notes: tuple[str, ...],
-) -> BuildReport:
+    with _staging(settings, store, writing or WriteOptions()) as staged:
+        spill = TripleSpill(staged.scratch / "data.nt")
+        files, scanned = _parse_into(staged.work, found, spill, settings, timer)
+        report, notes = _validate(staged.work, files, spill, scanned, settings, timer, reference)
+        inferred, more = _infer(staged.work, files, spill, scanned, settings, timer, reference)
+        with timer.stage("compact" if isinstance(staged, GenerationStaging) else "store"):
+            staged.publish()
     return BuildReport(
         [f.display for f in files],
         sum(f.count for f in files),
         inferred,
         len(report.warnings),
-        location,
+        staged.location,
         timer.seconds,
-        notes,
+        notes + more,
     )
+
+
+@contextmanager
+def _staging(settings: Settings, store: Store | None, writing: WriteOptions) -> Iterator[Staging]:
+    """Where this build stages its graph (``store/staging.py``)."""
+    from kgprofiles.store import open_store
+
+    if store is not None:
+        with replacement_staging(store, "the given store") as staged:
+            yield staged
+    elif settings.endpoint:
+        remote = open_store(settings)
+        try:
+            with replacement_staging(remote, settings.endpoint) as staged:
+                yield staged
+        finally:
+            remote.close()
+    elif settings.store == MEMORY:
+        raise ValidationFailed("cannot build into memory: from the command line", "give --store PATH")
+    else:
+        with writing.writer(settings.store) as writer, generation_staging(writer) as staged:
+            yield staged
+
+
+def _validate(
+    work: OxigraphStore,
+    files: Sequence[SourceFile],
+    spill: TripleSpill,
+    scanned: LiteralScanner,
+    settings: Settings,
+    timer: _Timer,
+    reference: bool,
+) -> tuple[ValidationReport, tuple[str, ...]]:
+    """The SHACL gate: the fast path over the work store, or pyshacl itself (``reference``)."""
+    if not reference:
+        checked, _ = _validate_fast(work.store, files, spill, settings, timer, scanned)
+        return checked.report, checked.notes
+    with timer.stage("validate"):
+        data = graph_from_triples(spill())
+        report = validate_graph(
+            data,
+            load_shapes(settings.shapes_dir),
+            load_ontology(settings.ontology_dir),
+            locate=locate_subjects(files),
+            files=[f.display for f in files],
+            budget=Budget.for_validation(settings.limits),
+        )
+    if not report.conforms:
+        raise DataRejected(report)
+    return report, ()
+
+
+def _infer(
+    work: OxigraphStore,
+    files: Sequence[SourceFile],
+    spill: TripleSpill,
+    scanned: LiteralScanner,
+    settings: Settings,
+    timer: _Timer,
+    reference: bool,
+) -> tuple[int, tuple[str, ...]]:
+    """The OWL RL closure into the work store's inferred graph: the fast passes, or owlrl itself
+    (``reference``). Returns the number of inferred triples and notes."""
+    from kgprofiles.fast import infer_into
+
+    ontology = load_ontology(settings.ontology_dir)
+    budget = _inference_budget(settings, files, ontology)
+    if reference:
+        with timer.stage("infer"):
+            inferred = list(triples_from_graph(infer(graph_from_triples(spill()), ontology, budget)))
+        with timer.stage("store"):
+            work.bulk_load(_quads({INFERRED_GRAPH: inferred}))
+        return len(inferred), ()
+    with timer.stage("infer"):
+        # Written straight into the work store by the bulk loader, never held in Python.
+        inference = infer_into(work.store, INFERRED_GRAPH, spill, ontology, scan=scanned.finish(spill), budget=budget)
+    # "infer" is the closure; writing its triples (the bulk loader again) counts as "store".
+    written = inference.seconds.get("load", 0.0)
+    timer.seconds["infer"] -= written
+    timer.seconds["store"] = timer.seconds.get("store", 0.0) + written
+    _refuse_inconsistent(inference.inconsistencies)
+    return inference.count, inference.notes
 
 
 def _quads(graphs: Mapping[str, Sequence[ox.Triple]]) -> Iterator[ox.Quad]:
@@ -211,11 +272,6 @@ def _quads(graphs: Mapping[str, Sequence[ox.Triple]]) -> Iterator[ox.Quad]:
         graph = ox.NamedNode(name)
         for t in triples:
             yield ox.Quad(t.subject, t.predicate, t.object, graph)
-
-
-def _raw(files: Sequence[SourceFile]) -> RawTriples:
-    """The parsed triples of the files, as the fast paths read them (again and again)."""
-    return lambda: (t for f in files for t in f.triples)
 
 
 def _validate_fast(
@@ -256,67 +312,8 @@ def _refuse_inconsistent(inconsistencies: Sequence[str]) -> None:
         )
 
 
-def _check(
-    data: ox.Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
-) -> tuple[ValidationReport, list[ox.Triple], tuple[str, ...]]:
-    """The fast SHACL gate and OWL RL closure over ``data`` (the files' graphs and the ontology)."""
-    from kgprofiles.fast import infer_triples
-
-    checked, scan = _validate_fast(data, files, _raw(files), settings, timer)
-    with timer.stage("infer"):
-        ontology = load_ontology(settings.ontology_dir)
-        budget = _inference_budget(settings, files, ontology)
-        inference = infer_triples(_raw(files), ontology, scan=scan, budget=budget)
-    _refuse_inconsistent(inference.inconsistencies)
-    return checked.report, list(inference.triples or ()), checked.notes + inference.notes
-
-
-def _build_generation(
-    settings: Settings, found: Sequence[Path], timer: _Timer, writing: WriteOptions
-) -> tuple[list[SourceFile], ValidationReport, tuple[str, ...], str, int]:
-    """On disk: parse the files straight into a fresh generation (with the ontology), check it
-    there, add the inferred graph, compact it, then publish it; on any failure (a syntax error
-    included) the generation is removed, unpublished.
-
-    The parsed triples are never all held in memory: each file's go to pyoxigraph's bulk loader and
-    to a spill file in a scratch directory beside the generation, which validation and inference
-    read back (``TripleSpill``); the scratch directory goes when the build ends, however it ends."""
-    from kgprofiles.fast import infer_into
-
-    store_path = Path(settings.store)
-    with writing.writer(store_path) as writer:
-        fresh = writer.fresh()
-        generation = Path(fresh.location)
-        scratch = generations.scratch_dir(generation)
-        spill = TripleSpill(scratch / "data.nt")
-        try:
-            files, scanned = _parse_into(fresh.store, found, spill, settings, timer)
-            checked, scan = _validate_fast(fresh.store, files, spill, settings, timer, scanned)
-            with timer.stage("infer"):
-                # Written straight into the generation by the bulk loader, never held in Python.
-                ontology = load_ontology(settings.ontology_dir)
-                budget = _inference_budget(settings, files, ontology)
-                inference = infer_into(fresh.store, INFERRED_GRAPH, spill, ontology, scan=scan, budget=budget)
-            # "infer" is the closure; writing its triples (the bulk loader again) counts as "store".
-            written = inference.seconds.get("load", 0.0)
-            timer.seconds["infer"] -= written
-            timer.seconds["store"] += written
-            _refuse_inconsistent(inference.inconsistencies)
-            report, notes = checked.report, checked.notes + inference.notes
-            with timer.stage("compact"):
-                # The bulk loader leaves many overlapping files; compacted, reads of the built store
-                # are about three times faster (a profile at 100,000 people: 36 → 12 ms).
-                fresh.store.flush()
-                fresh.store.optimize()
-        finally:
-            spill.close()
-            shutil.rmtree(scratch, ignore_errors=True)
-        writer.publish(fresh)
-    return files, report, notes, str(store_path), inference.count
-
-
 def _parse_into(
-    store: ox.Store, found: Sequence[Path], spill: TripleSpill, settings: Settings, timer: _Timer
+    store: OxigraphStore, found: Sequence[Path], spill: TripleSpill, settings: Settings, timer: _Timer
 ) -> tuple[list[SourceFile], LiteralScanner]:
     """Parse ``found`` file by file into ``store`` (one named graph each, then the ontology's) with
     the bulk loader, into ``spill`` and into a scan of their literals; the files come back without
@@ -344,37 +341,11 @@ def _parse_into(
     timer.progress.stage("parse", len(found))
     # The bulk loader (no transaction needed: the generation is not published yet); like extend,
     # it keeps the blank-node labels ingest gave.
-    store.bulk_extend(quads())
+    store.bulk_load(quads())
     spill.close()
     timer.seconds["parse"] = parsing
     timer.seconds["store"] = time.perf_counter() - started - parsing
     return files, scanner
-
-
-def _write_all(
-    settings: Settings, graphs: dict[str, list[ox.Triple]], store: Store | None, writing: WriteOptions
-) -> str:
-    from kgprofiles.store import open_store
-
-    if store is not None:
-        stale = [g for g in store.graphs() if g not in graphs]
-        store.replace_graphs(graphs, drop=stale)
-        return "the given store"
-    if settings.endpoint:
-        remote = open_store(settings)
-        try:
-            stale = [g for g in remote.graphs() if g not in graphs]
-            remote.replace_graphs(graphs, drop=stale)
-        finally:
-            remote.close()
-        return settings.endpoint
-    if settings.store == MEMORY:
-        raise ValidationFailed("cannot build into memory: from the command line", "give --store PATH")
-    with writing.writer(settings.store) as writer:
-        fresh = writer.fresh()
-        fresh.replace_graphs(graphs)
-        writer.publish(fresh)
-    return settings.store
 
 
 def load(
@@ -443,7 +414,7 @@ def _load_reference(
         ):
             graph_from_triples([quad], data)
     report = _gate(files, settings, data, timer, scoped=True)
-    inferred = _infer(data, settings, timer)
+    inferred = _infer_closure(data, settings, timer)
     graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
     graphs[INFERRED_GRAPH] = inferred
     with timer.stage("store", len(graphs)):

@@ -358,6 +358,21 @@ class OxigraphStore:
         except OSError as exc:
             raise StoreError(f"cannot copy {self._name} to {target}: {exc}") from exc
 
+    def bulk_load(self, quads: Iterable[ox.Quad]) -> None:
+        """Add many quads with pyoxigraph's bulk loader: fast, keeps blank-node labels, but not
+        one transaction, so only for a store nothing reads yet (a build's work store)."""
+        self._writable().bulk_extend(quads)
+
+    def triples(self, graph: str) -> Iterator[ox.Triple]:
+        """The triples of one named graph."""
+        return (q.triple for q in self.store.quads_for_pattern(None, None, None, graph_node(graph)))
+
+    def compact(self) -> None:
+        """Flush and compact the files of a store just written (reads get about three times faster)."""
+        store = self._writable()
+        store.flush()
+        store.optimize()
+
     def flush(self) -> None:
         """Make sure every committed write is on disk (a no-op in memory)."""
         if self.location != MEMORY and not self.read_only:

@@ -1,0 +1,96 @@
+"""Where a build puts the graph before anyone can read it, and how it makes it the store.
+
+A build parses, validates and infers in a *work store* (a pyoxigraph store it alone uses, fed by
+the bulk loader), then publishes. Each backend stages its own way:
+
+* **on disk** (``GenerationStaging``): the work store *is* the new generation; publishing compacts
+  it and switches the store's link to it (``GenerationWriter``: one writer, durable, atomic);
+* **a remote server or a store the caller opened** (``ReplacementStaging``): the work store is a
+  scratch store in a temporary directory; publishing replaces the target's graphs with the work
+  store's, in one ``replace_graphs`` (remote: staged graphs moved by one update), and drops the
+  graphs no longer built.
+
+Either way nothing is visible until ``publish``; leaving the ``with`` block without it discards
+everything (``GenerationWriter`` removes the unfinished generation; the scratch store is deleted).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from kgprofiles.store import generations
+from kgprofiles.store.base import Store
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.writer import GenerationWriter
+
+
+class Staging(Protocol):
+    """A build's view of its destination."""
+
+    work: OxigraphStore  # where the graph is built, validated and inferred
+    scratch: Path  # a directory for the build's temporary files, removed with the staging
+    location: str  # where the graph goes, for the build's report
+
+    def publish(self, compact: bool = True) -> None:
+        """Make the work store's graphs the store's (``compact``: compact a new generation first)."""
+        ...
+
+
+class GenerationStaging:
+    """On disk: a fresh generation, published by the writer that made it."""
+
+    def __init__(self, writer: GenerationWriter) -> None:
+        self._writer = writer
+        self.work = writer.fresh()
+        self.scratch = generations.scratch_dir(Path(self.work.location))
+        self.location = str(writer.store_path)
+
+    def publish(self, compact: bool = True) -> None:
+        if compact:
+            # The bulk loader leaves many overlapping files; compacted, reads of the built store are
+            # about three times faster (a profile at 100,000 people: 36 → 12 ms).
+            self.work.compact()
+        self._writer.publish(self.work)
+
+
+class ReplacementStaging:
+    """A scratch store whose graphs replace the target's in one transaction."""
+
+    def __init__(self, target: Store, location: str) -> None:
+        self._target = target
+        self.scratch = Path(tempfile.mkdtemp(prefix="kgprofiles-build-"))
+        self.work = OxigraphStore(self.scratch / "work")
+        self.location = location
+
+    def publish(self, compact: bool = True) -> None:
+        built = self.work.graphs()
+        graphs = {graph: list(self.work.triples(graph)) for graph in built}
+        stale = [g for g in self._target.graphs() if g not in graphs]
+        self._target.replace_graphs(graphs, drop=stale)
+
+
+@contextmanager
+def generation_staging(writer: GenerationWriter) -> Iterator[GenerationStaging]:
+    """Stage into a fresh generation of the store ``writer`` holds (the writer removes an
+    unpublished one when its own block ends)."""
+    staged = GenerationStaging(writer)
+    try:
+        yield staged
+    finally:
+        shutil.rmtree(staged.scratch, ignore_errors=True)
+
+
+@contextmanager
+def replacement_staging(target: Store, location: str) -> Iterator[ReplacementStaging]:
+    """Stage in a scratch store, to replace ``target``'s graphs on publish."""
+    staged = ReplacementStaging(target, location)
+    try:
+        yield staged
+    finally:
+        staged.work.close()
+        shutil.rmtree(staged.scratch, ignore_errors=True)
