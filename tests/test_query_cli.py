@@ -174,3 +174,17 @@ def test_crafted_queries_are_refused_with_a_message(store: str, query: str, expe
 def test_the_timeout_must_be_positive(store: str) -> None:
     code, out = kg(store, "query", "-e", "ASK {}", "--timeout", "0")
     assert code == 2 and "--timeout must be positive" in out
+
+
+def test_usage_errors_are_typers_own_message_with_exit_2() -> None:
+    """The error boundary leaves a usage error to Typer: the usage line, exit 2, not a bug report."""
+    missing = runner.invoke(app, ["--project", str(ROOT), "profile"])
+    assert missing.exit_code == 2 and "Missing argument" in missing.output and "internal error" not in missing.output
+    no_value = runner.invoke(app, ["--project", str(ROOT), "profile", "horace-he", "--format"])
+    assert no_value.exit_code == 2 and "requires an argument" in no_value.output
+    assert "internal error" not in no_value.output
+
+
+def test_a_project_directory_that_does_not_exist_is_an_input_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--project", str(tmp_path / "nowhere"), "people"])
+    assert result.exit_code == 2 and "no project directory" in result.output

@@ -100,7 +100,7 @@ class Settings:
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced, ignoring ``None`` values."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
 
 _QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth")
@@ -135,6 +135,8 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
                 "run `kgprofiles init` to start a project here, or give --project DIR",
             )
         root = found
+    if not root.is_dir():
+        raise NotAProject(f"no project directory {root}", "give --project DIR of a directory with kgprofiles.toml")
     root = root.resolve()
     table: dict[str, object] = {}
     config_path = root / CONFIG_FILE

@@ -19,6 +19,7 @@ from rdflib import Graph
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store.base import Store
+from kgprofiles.store.oxigraph import as_bytes
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import PREFIXES
 
@@ -72,7 +73,7 @@ def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
     rdf_format = FORMATS[fmt]
     assert rdf_format is not None
     prefixes = PREFIXES if rdf_format == ox.RdfFormat.TURTLE else None
-    return ox.serialize(ordered, format=rdf_format, prefixes=prefixes)  # type: ignore[no-any-return]
+    return as_bytes(ox.serialize(ordered, format=rdf_format, prefixes=prefixes))
 
 
 def export_store(store: Store, fmt: str) -> bytes:

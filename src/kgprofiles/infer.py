@@ -50,7 +50,7 @@ def closure_in_process(data: Graph, ontology: Graph, budget: Budget | None = Non
     owlrl.DeductiveClosure(
         semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False
     ).expand(full)
-    errors = []
+    errors: list[str] = []
     for node in full.subjects(RDF.type, ERRNS.ErrorMessage):
         errors.extend(str(m) for m in full.objects(node, ERRNS.error))
     new = Graph()

@@ -100,7 +100,9 @@ def _parse_one(path: Path, settings: Settings) -> SourceFile:
     return parse_file(path, settings.root, settings.data_dir, settings.limits.max_literal_bytes)
 
 
-def _gate(files: list[SourceFile], settings: Settings, data: Graph, timer: _Timer, scoped: bool) -> ValidationReport:
+def _gate(
+    files: Sequence[SourceFile], settings: Settings, data: Graph, timer: _Timer, scoped: bool
+) -> ValidationReport:
     with timer.stage("validate"):
         budget = Budget.for_validation(settings.limits)
         report = validate_files(files, settings, data=data if scoped else None, budget=budget)
@@ -380,15 +382,15 @@ def load(
             writer.publish(target)
     else:
         own = store is None
-        target = open_store(settings) if own else store
+        other = open_store(settings) if store is None else store
         try:
-            if isinstance(target, OxigraphStore) and not reference:
-                report, inferred_count, notes = _load_fast(target, files, settings, timer)
+            if isinstance(other, OxigraphStore) and not reference:
+                report, inferred_count, notes = _load_fast(other, files, settings, timer)
             else:
-                report, inferred_count, notes = _load_reference(target, files, settings, timer)
+                report, inferred_count, notes = _load_reference(other, files, settings, timer)
         finally:
             if own:
-                target.close()
+                other.close()
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),
@@ -455,7 +457,9 @@ def _load_fast(
             kept = [
                 q.triple
                 for q in target.quads()
-                if q.graph_name.value.startswith(FILE_GRAPH_PREFIX) and q.graph_name.value not in replaced
+                if isinstance(q.graph_name, ox.NamedNode)
+                and q.graph_name.value.startswith(FILE_GRAPH_PREFIX)
+                and q.graph_name.value not in replaced
             ]
 
             def raw() -> Iterator[ox.Triple]:

@@ -13,6 +13,7 @@ import json
 import pyoxigraph as ox
 
 from kgprofiles.store.base import QueryResult, SelectResult
+from kgprofiles.store.oxigraph import as_bytes
 
 JSON = "application/sparql-results+json"
 XML = "application/sparql-results+xml"
@@ -57,12 +58,12 @@ def serialize(result: QueryResult, media_type: str) -> tuple[bytes, str]:
         doc = json.dumps({"head": {}, "boolean": result}).encode()
         if media_type == XML:
             parsed = ox.parse_query_results(doc, format=ox.QueryResultsFormat.JSON)
-            doc = parsed.serialize(format=ox.QueryResultsFormat.XML)
+            doc = as_bytes(parsed.serialize(format=ox.QueryResultsFormat.XML))
         body = doc
     elif isinstance(result, SelectResult):
         body = result.serialize(_RESULT_FORMATS[media_type])
     elif media_type == RDFXML:
-        body = ox.serialize(sorted(result, key=str), format=ox.RdfFormat.RDF_XML)
+        body = as_bytes(ox.serialize(sorted(result, key=str), format=ox.RdfFormat.RDF_XML))
     else:
         from kgprofiles.export import serialize_triples  # rdflib, for JSON-LD
 

@@ -47,11 +47,17 @@ def graph_from_triples(triples: Iterable[ox.Triple | ox.Quad], graph: Graph | No
     graph = Graph() if graph is None else graph
     add = graph.add
     for t in triples:
-        add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+        subject, obj = t.subject, t.object
+        if isinstance(subject, ox.Triple) or isinstance(obj, ox.Triple):
+            raise TypeError(f"rdflib cannot hold a triple term: {t}")
+        add((to_rdflib(subject), to_rdflib(t.predicate), to_rdflib(obj)))
     return graph
 
 
 def triples_from_graph(graph: Graph) -> Iterator[ox.Triple]:
     """pyoxigraph triples for an rdflib graph."""
     for s, p, o in graph:
-        yield ox.Triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o))
+        subject, predicate = to_oxigraph(s), to_oxigraph(p)
+        if isinstance(subject, ox.Literal) or not isinstance(predicate, ox.NamedNode):
+            raise TypeError(f"not an RDF triple: {s} {p} {o}")
+        yield ox.Triple(subject, predicate, to_oxigraph(o))

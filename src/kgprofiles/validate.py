@@ -185,7 +185,8 @@ def report_results(
     when None), each with the file and line ``locate`` gives its focus node."""
     results = []
     for node in (r for top in report.subjects(RDF.type, SH.ValidationReport) for r in report.objects(top, SH.result)):
-        shape = _shape_name(shapes, report.value(node, SH.sourceShape))
+        source = report.value(node, SH.sourceShape)
+        shape = _shape_name(shapes, source) if source is not None else ""
         if wanted is not None and shape not in wanted:
             continue
         focus = report.value(node, SH.focusNode)
@@ -195,7 +196,7 @@ def report_results(
         component = compact(report.value(node, SH.sourceConstraintComponent)) or ""
         results.append(
             ValidationResult(
-                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),  # type: ignore[arg-type]
+                severity=SEVERITIES.get(report.value(node, SH.resultSeverity), "violation"),  # type: ignore[call-overload]
                 message=messages[0] if messages else component,
                 focus=compact(focus) or "",
                 path=_path_text(report, report.value(node, SH.resultPath)),

@@ -8,6 +8,7 @@ picks the exit code. Nothing heavy is imported until a command needs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -49,9 +50,20 @@ def main(
     ctx.obj = ProjectRef(project)
 
 
-for command in (data.validate, data.build, data.load, query.query, query.export):
-    app.command()(command)
-for command in (views.profile, views.related, views.org, views.topic, views.people, serve.serve):
+COMMANDS: tuple[Callable[..., None], ...] = (
+    data.validate,
+    data.build,
+    data.load,
+    query.query,
+    query.export,
+    views.profile,
+    views.related,
+    views.org,
+    views.topic,
+    views.people,
+    serve.serve,
+)
+for command in COMMANDS:
     app.command()(command)
 app.add_typer(store.store_app, name="store")
 app.add_typer(link_app, name="link")

@@ -13,7 +13,6 @@ import sys
 import traceback
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -63,13 +62,18 @@ def report_any(error: BaseException) -> int:
     return exit_code_of(error)
 
 
+def _is_the_frameworks(error: BaseException) -> bool:
+    """Usage errors, --help and exits: Typer and Click (which Typer carries inside) report them."""
+    return type(error).__module__.split(".")[0] in ("click", "typer")
+
+
 class ErrorBoundary(TyperGroup):
     """The top-level group: runs the command and reports whatever it raised."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]  # Typer's own Context
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, typer.Exit, typer.Abort):
-            raise
         except (Exception, KeyboardInterrupt) as error:
+            if _is_the_frameworks(error):
+                raise
             raise typer.Exit(report_any(error)) from None

@@ -93,13 +93,14 @@ def _print_result(result: object, output: str | None) -> None:
 
     from kgprofiles.export import serialize_triples
     from kgprofiles.store.base import SelectResult
+    from kgprofiles.store.oxigraph import as_bytes
 
     if isinstance(result, bool):
         formats = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}
         if output in formats:
             document = json.dumps({"head": {}, "boolean": result}).encode()
             parsed = ox.parse_query_results(document, format=ox.QueryResultsFormat.JSON)
-            sys.stdout.buffer.write(parsed.serialize(format=formats[output]))  # type: ignore[union-attr]
+            sys.stdout.buffer.write(as_bytes(parsed.serialize(format=formats[output])))
             typer.echo("")
         elif output in (None, "table", "csv", "tsv"):
             typer.echo("true" if result else "false")

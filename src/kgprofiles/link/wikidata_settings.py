@@ -38,7 +38,7 @@ class ClientConfig:
     batch_size: int = 200  # ids per request (VALUES rows)
 
     def with_overrides(self, **changes: object) -> ClientConfig:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
 
 _FLOATS = {f.name for f in fields(ClientConfig) if f.type == "float"}

@@ -42,13 +42,13 @@ def profile(p: Profile) -> str:
         out.append("")
     if p.workplaces:
         out += [HEADINGS["workplaces"], ""]
-        for w in p.workplaces:
-            out.append(f"• {w.name} — {people_count(w.people)}")
+        for place in p.workplaces:
+            out.append(f"• {place.name} — {people_count(place.people)}")
         out.append("")
     if p.related:
         out += [HEADINGS["related"], ""]
-        for r in p.related:
-            out.append(f"• {r.name} — {r.reason}")
+        for person in p.related:
+            out.append(f"• {person.name} — {person.reason}")
         out.append("")
     if p.sources:
         out += [HEADINGS["sources"], ""]

@@ -72,8 +72,17 @@ def sort_key(triple: ox.Triple | ox.Quad) -> tuple[str, ...]:
 def serialize_dataset(quads: Iterable[ox.Quad], fmt: ox.RdfFormat) -> bytes:
     """``quads`` in ``fmt``, sorted, with the project prefixes where the format has them: every
     quad for a dataset format (N-Quads, TriG), else the distinct triples (the union of the graphs)."""
-    items: Iterable[ox.Quad | ox.Triple] = set(quads) if fmt.supports_datasets else {q.triple for q in quads}
-    return ox.serialize(sorted(items, key=sort_key), format=fmt, prefixes=PREFIXES)  # type: ignore[no-any-return]
+    if fmt.supports_datasets:
+        return as_bytes(ox.serialize(sorted(set(quads), key=sort_key), format=fmt, prefixes=PREFIXES))
+    triples = sorted({q.triple for q in quads}, key=sort_key)
+    return as_bytes(ox.serialize(triples, format=fmt, prefixes=PREFIXES))
+
+
+def as_bytes(serialised: bytes | None) -> bytes:
+    """What pyoxigraph's serialisers return when given no output file (typed ``bytes | None``)."""
+    if serialised is None:
+        raise TypeError("a serialiser wrote to a file where bytes were expected")
+    return serialised
 
 
 def as_triple(item: ox.Triple | ox.Quad) -> ox.Triple:
@@ -272,9 +281,10 @@ class OxigraphStore:
         terms, which depend only on the data, and ingest gives blank nodes stable labels, so the
         same data gives the same bytes, as fast as pyoxigraph's own dump."""
         if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
-            return self.store.dump(format=fmt)  # type: ignore[no-any-return]
+            return as_bytes(self.store.dump(format=fmt))
         triples = self.store.query(_UNION_TRIPLES, use_default_graph_as_union=True)
-        return triples.serialize(format=fmt)  # type: ignore[union-attr, no-any-return]
+        assert isinstance(triples, ox.QueryTriples)
+        return as_bytes(triples.serialize(format=fmt))
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -326,18 +336,18 @@ class OxigraphStore:
                     operations += plan.operations
                     insertions += plan.insertions
                 if patch is not None:
-                    graph, remove, add = graph_node(patch[0]), patch[1], patch[2]
+                    patched, remove, add = graph_node(patch[0]), patch[1], patch[2]
                     if remove:
-                        operations.append(f"DELETE DATA {{ {_block(graph, remove)} }}")
+                        operations.append(f"DELETE DATA {{ {_block(patched, remove)} }}")
                     if add:
-                        insertions.append(_block(graph, add))
+                        insertions.append(_block(patched, add))
                 if insertions:
                     operations.append("INSERT DATA {\n" + "\n".join(insertions) + "\n}")
                 if operations:
                     self._update(SparqlText.of(" ;\n".join(operations)))
             except BaseException:
-                for graph in staged:
-                    _remove_quietly(store, graph)
+                for staging_graph in staged:
+                    _remove_quietly(store, staging_graph)
                 raise
 
     def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:

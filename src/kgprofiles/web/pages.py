@@ -125,9 +125,9 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
         raise NotFound(f"nothing is said about {iri}")
     subject = ox.NamedNode(iri)
     rows = [
-        (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, t.object.value)
+        (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, str(t.object))
         for t in triples
-        if t.subject == subject
+        if t.subject == subject and not isinstance(t.object, ox.Triple)
     ]
     return page("resource.html", iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
 

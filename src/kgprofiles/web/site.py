@@ -85,8 +85,8 @@ class Site:
             self.pool = QueryPool(self.settings.query_workers, self.settings.query_queue, self.settings.query_memory_mb)
         self._latest = self._snapshot(store)
         if self.pool is not None:
-            engine = self._latest.engine
-            self.pool.start(warm=engine.copy.location if engine.copy is not None else store.location)
+            copy = self._latest.engine.copy
+            self.pool.start(warm=copy.location if copy is not None else None)
 
     def _snapshot(self, store: Store) -> Snapshot:
         # A stable store: whole-graph results (related people, organisation sizes) read once.
