@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -188,3 +189,16 @@ def test_usage_errors_are_typers_own_message_with_exit_2() -> None:
 def test_a_project_directory_that_does_not_exist_is_an_input_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--project", str(tmp_path / "nowhere"), "people"])
     assert result.exit_code == 2 and "no project directory" in result.output
+
+
+def test_a_syntax_error_shows_the_line_and_a_caret_in_words(store: str) -> None:
+    code, out = kg(store, "query", "-e", "SELECT ?x WHERE {\n  ?x kgp:name ?y .\n  FILTER(?y = ) }")
+    assert code == 2 and "\\u{" not in out
+    column = int(re.search(r"line 3, column (\d+): expected ", out)[1])  # type: ignore[index]
+    assert out.endswith("\n    FILTER(?y = ) }\n  " + " " * (column - 1) + "^\n")
+
+
+def test_an_unknown_prefix_is_named_with_the_declared_ones(store: str) -> None:
+    code, out = kg(store, "query", "-e", "PREFIX ex: <http://example.org/>\nSELECT ?x WHERE { ?x foo:bar ex:y }")
+    assert code == 2
+    assert "the prefix foo: is not declared" in out and "ex:" in out and "person:" in out and "\\u{" not in out

@@ -130,18 +130,67 @@ class SparqlText:
 
     def locate(self, message: str) -> str:
         """The engine's error message with its position given as "line L, column C" of the
-        caller's text (oxigraph's "error at L:C: …" and Jena's "line L, column C" are understood)."""
+        caller's text (oxigraph's "error at L:C: …" and Jena's "line L, column C" are understood),
+        said so a person can read it: what was expected in words, the line, a caret under the
+        place; an unknown prefix named, with the prefixes that are declared."""
         match = re.search(r"error at (\d+):(\d+):?\s*", message)
         if match:
             line, column = self.original_position(int(match[1]), int(match[2]))
             rest = (message[: match.start()] + message[match.end() :]).strip()
-            return f"line {line}, column {column}: {rest}"
+            return f"line {line}, column {column}: {self._explain(rest, line, column)}{self._show(line, column)}"
 
         def relocate(found: re.Match[str]) -> str:
             line, column = self.original_position(int(found[1]), int(found[2]))
             return f"line {line}, column {column}"
 
         return re.sub(r"line (\d+), column (\d+)", relocate, message)
+
+
+    def _explain(self, message: str, line: int, column: int) -> str:
+        if "Prefix not found" in message or "prefix not found" in message.lower():
+            prefix = _prefix_at(self.original.split("\n")[line - 1], column)
+            declared = sorted(set(PREFIXES) | declared_prefixes(self.original))
+            named = f"the prefix {prefix}: is not declared" if prefix is not None else "a prefix is not declared"
+            return f"{named} (declared: {', '.join(p + ':' for p in declared)}); add PREFIX {prefix or 'name'}: <…>"
+        return _expected_in_words(message)
+
+    def _show(self, line: int, column: int) -> str:
+        """The offending line, and a caret under the column."""
+        lines = self.original.split("\n")
+        if not 1 <= line <= len(lines):
+            return ""
+        text = lines[line - 1].expandtabs(1)
+        if len(text) > 160:  # a very long line: the part around the column
+            start = max(0, column - 80)
+            text, column = text[start : start + 160], column - start
+        return f"\n  {text}\n  {' ' * (column - 1)}^"
+
+
+#: A token in an engine's "expected one of" list that a person can read: a quoted token or a word.
+_READABLE = re.compile(r'^(?:"[^"]{1,20}"|[A-Za-z][A-Za-z_]{0,30})$')
+
+
+def _expected_in_words(message: str) -> str:
+    """oxigraph's "expected one of <tokens and character ranges>" as words: the quoted tokens
+    and keywords it lists (character ranges are left out); other messages as they are."""
+    head, found, listed = message.partition("expected one of ")
+    if not found:
+        return message
+    items = [item.strip() for item in re.split(r",\s*(?![^\[]*\])", listed) if item.strip()]
+    readable = [item for item in items if _READABLE.match(item)]
+    if not readable:
+        return head + "unexpected text here"
+    shown = ", ".join(readable[:12]) + (", …" if len(readable) > 12 else "")
+    return f"{head}expected {shown}"
+
+
+def _prefix_at(line: str, column: int) -> str | None:
+    """The prefix of the prefixed name at or just before ``column`` (1-based) of ``line``."""
+    best = None
+    for match in re.finditer(r"([A-Za-z][\w.-]*)?:", line):
+        if match.start() < column:
+            best = match[1] or ""
+    return best
 
 
 def _offset(text: str, line: int, column: int) -> int:
