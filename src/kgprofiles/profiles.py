@@ -11,9 +11,10 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -263,6 +264,9 @@ class Views:
             )
             for r in self.select("profile-sources", person=person).rows
         )
+        hand_numbered = bool(sources)
+        if not hand_numbered:  # numbered in order of first citation, once the page is laid out
+            sources = self._cited_sources(person)
         notes = self._notes(person, sources)
         statements = self.select("profile-statements", person=person).rows
         paragraphs: dict[str, list[Paragraph]] = defaultdict(list)
@@ -296,7 +300,7 @@ class Views:
         )
         topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
         related = self.related(person, related_limit)
-        return Profile(
+        built = Profile(
             iri=person.value,
             slug=_slug(person.value),
             name=fact["name"].value,
@@ -312,6 +316,7 @@ class Views:
             related=tuple(related),
             sources=sources,
         )
+        return built if hand_numbered else number_by_first_citation(built)
 
     def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
         """The person's works: featured ones first in the profile's order, then newest first."""
@@ -363,6 +368,20 @@ class Views:
                     depth[r["kind"].value] += 1
             self._kinds = {kind: (depth[kind], label) for kind, label in labels.items()}
         return self._kinds
+
+    def _cited_sources(self, person: ox.NamedNode) -> tuple[SourceItem, ...]:
+        """Every source the person's claims cite, numbered provisionally in IRI order (a profile
+        without a hand-numbered source list; ``number_by_first_citation`` gives the final numbers)."""
+        cited = sorted({r["source"].value for r in self.select("claim-sources", person=person).rows})
+        items = []
+        for number, iri in enumerate(cited, start=1):
+            rows = self.select("source", source=ox.NamedNode(iri)).rows
+            r = rows[0] if rows else {}
+            title = r["title"].value if "title" in r else iri
+            items.append(
+                SourceItem(number, iri, title, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"))
+            )
+        return tuple(items)
 
     def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
         """Each claim's footnote numbers on the person's profile, ascending."""
@@ -590,6 +609,47 @@ class PersonRow:
 
 _K = str(KGP)
 _RDF_TYPE = RDF_NS + "type"
+
+
+def page_order_notes(profile: Profile) -> Iterator[tuple[int, ...]]:
+    """Every footnote group of a profile in the order the page shows them: summary, research and
+    writing, works, timeline, then the roles."""
+    yield from (p.notes for p in profile.summary)
+    yield from (p.notes for p in profile.writing)
+    yield from (w.notes for w in profile.featured_works)
+    yield from (t.notes for t in profile.timeline)
+    for status in ("current", "former", "not confirmed"):
+        yield from (r.notes for r in profile.roles_with(status))
+    yield from (r.notes for r in profile.roles if r.status not in ("current", "former", "not confirmed"))
+
+
+def number_by_first_citation(profile: Profile) -> Profile:
+    """The profile with its sources numbered 1..n in order of first citation on the page (sources
+    no claim shown cites come last, in their provisional order), every footnote renumbered."""
+    order: dict[int, int] = {}
+    for notes in page_order_notes(profile):
+        for old in notes:
+            order.setdefault(old, len(order) + 1)
+    for source in profile.sources:
+        order.setdefault(source.number, len(order) + 1)
+
+    def renumber(item: Any) -> Any:
+        if isinstance(item, tuple):
+            return tuple(renumber(x) for x in item)
+        if is_dataclass(item) and not isinstance(item, type) and any(f.name == "notes" for f in fields(item)):
+            return replace(item, notes=tuple(sorted(order[n] for n in item.notes)))
+        return item
+
+    sources = tuple(sorted((replace(s, number=order[s.number]) for s in profile.sources), key=lambda s: s.number))
+    return replace(
+        profile,
+        summary=renumber(profile.summary),
+        writing=renumber(profile.writing),
+        works=renumber(profile.works),
+        timeline=renumber(profile.timeline),
+        roles=renumber(profile.roles),
+        sources=sources,
+    )
 
 
 def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:
