@@ -1,0 +1,218 @@
+"""New files for a curator: a project (``kgprofiles init``) and a person, organisation, topic or
+source (``kgprofiles new …``), in the house formatting of the seed files. Every term is written
+by a real serialiser (``link.turtle.turtle_term``): a name with quotes, newlines or triple
+quotes stays one literal. Nothing is overwritten, and a slug already in use is refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.config import CONFIG_FILE, Settings
+from kgprofiles.errors import InputError
+from kgprofiles.link.importer import slugify
+from kgprofiles.link.turtle import comment, turtle_term
+from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, SOURCE, TOPIC
+
+DATA_DIRS = ("people", "organizations", "topics", "sources")
+_PREFIXES = {
+    "kgp": str(KGP),
+    "person": str(PERSON),
+    "organization": str(ORGANIZATION),
+    "topic": str(TOPIC),
+    "source": str(SOURCE),
+}
+
+EXAMPLE_PERSON = '''# EXAMPLE — written by `kgprofiles init` to show the shape of a profile. It is not a real person:
+# delete this file (or replace it) once you have written your own people.
+@prefix kgp:          <https://w3id.org/kgprofiles/ontology#> .
+@prefix person:       <https://w3id.org/kgprofiles/id/person/> .
+@prefix organization: <https://w3id.org/kgprofiles/id/organization/> .
+@prefix source:       <https://w3id.org/kgprofiles/id/source/> .
+@prefix claim:        <https://w3id.org/kgprofiles/id/claim/> .
+@prefix xsd:          <http://www.w3.org/2001/XMLSchema#> .
+
+person:example-person a kgp:Person ;
+    kgp:name "Example Person" ;
+    kgp:source source:example-page .
+
+# A claim: a role, with its status and its source (every claim needs one).
+claim:example-person-role a kgp:Role ;
+    kgp:holder person:example-person ;
+    kgp:organization organization:example-organization ;
+    kgp:title "Example role" ;
+    kgp:status kgp:Current ;
+    kgp:start "2020"^^xsd:gYear ;
+    kgp:source source:example-page .
+
+organization:example-organization a kgp:Organization ;
+    kgp:name "Example Organization" .
+
+source:example-page a kgp:Source ;
+    kgp:title "An example page" ;
+    kgp:url <https://example.org/> .
+'''
+
+
+def init_project(directory: Path, *, title: str) -> list[Path]:
+    """Make ``directory`` a kgprofiles project: kgprofiles.toml, data/ with one directory per kind
+    and an example person that validates, and a .gitignore for the store. Returns what it wrote."""
+    config = directory / CONFIG_FILE
+    if config.exists():
+        raise InputError(f"{config} exists: {directory} is already a project", "nothing was written")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    config.write_text(
+        f"# A kgprofiles project: `kgprofiles validate`, `build`, `serve` run from here or below.\n"
+        f"[kgprofiles]\n"
+        f"title = {_toml_string(title)}\n"
+        f'store = ".kgprofiles/store"\n',
+        encoding="utf-8",
+    )
+    written.append(config)
+    for name in DATA_DIRS:
+        (directory / "data" / name).mkdir(parents=True, exist_ok=True)
+    example = directory / "data" / "people" / "example-person.ttl"
+    if not example.exists():
+        example.write_text(EXAMPLE_PERSON, encoding="utf-8")
+        written.append(example)
+    ignore = directory / ".gitignore"
+    if not ignore.exists() or ".kgprofiles/" not in ignore.read_text(encoding="utf-8"):
+        with ignore.open("a", encoding="utf-8") as handle:
+            handle.write("# the built store: `kgprofiles build` makes it again from data/\n.kgprofiles/\n")
+        written.append(ignore)
+    return written
+
+
+def _toml_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = "".join(c if c >= " " else f"\\u{ord(c):04x}" for c in escaped)
+    return f'"{escaped}"'
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A new data file: where it goes and what it says."""
+
+    path: Path
+    iri: str
+    text: str
+
+    def write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("x", encoding="utf-8") as handle:  # never overwrites
+            handle.write(self.text)
+
+
+KINDS = {
+    "person": ("people", PERSON, "kgp:Person", "A person"),
+    "organization": ("organizations", ORGANIZATION, "kgp:Organization", "An organisation"),
+    "topic": ("topics", TOPIC, "kgp:Topic", "A topic"),
+}
+
+
+def new_entity(
+    settings: Settings,
+    kind: str,
+    name: str,
+    *,
+    slug: str | None = None,
+    source_url: str | None = None,
+    source_title: str | None = None,
+) -> Draft:
+    """A new person, organisation or topic file; a person needs a source (``source_url``)."""
+    directory, namespace, rdf_type, what = KINDS[kind]
+    name = name.strip()
+    if not name:
+        raise InputError(f"{what} needs a name")
+    slug = _checked_slug(slug or slugify(name))
+    iri = f"{namespace}{slug}"
+    path = settings.data_dir / directory / f"{slug}.ttl"
+    _refuse_existing(settings, path, iri)
+    if kind == "person" and not source_url:
+        raise InputError(
+            "a person needs a source: where their facts come from",
+            f'kgprofiles new person {name!r} --source https://… (--source-title "…")',
+        )
+    lines = [
+        f"# {comment(name)}: written by `kgprofiles new {kind}`. Add what the sources say, each claim with",
+        "# its kgp:source (`kgprofiles validate` says what is missing).",
+        *_prefix_lines(),
+        "",
+        f"{kind}:{slug} a {rdf_type} ;",
+        f"    kgp:name {turtle_term(ox.Literal(name), _PREFIXES)}"
+        + (" ;" if source_url else " ."),
+    ]
+    if source_url:
+        source = ox.NamedNode(f"{SOURCE}{slug}-source")
+        lines.append(f"    kgp:source {turtle_term(source, _PREFIXES)} .")
+        lines += ["", *_source_lines(source, source_url, source_title)]
+    return Draft(path, iri, "\n".join(lines) + "\n")
+
+
+def new_source(settings: Settings, url: str, *, title: str | None = None, slug: str | None = None) -> Draft:
+    """A new source file for the page at ``url``."""
+    node = _url(url)
+    slug = _checked_slug(slug or slugify(title or node.value.split("://", 1)[-1]))
+    source = ox.NamedNode(f"{SOURCE}{slug}")
+    path = settings.data_dir / "sources" / f"{slug}.ttl"
+    _refuse_existing(settings, path, source.value)
+    lines = [
+        "# A source: written by `kgprofiles new source`. Cite it from claims with kgp:source.",
+        *_prefix_lines(),
+        "",
+        *_source_lines(source, url, title),
+    ]
+    return Draft(path, source.value, "\n".join(lines) + "\n")
+
+
+def _source_lines(source: ox.NamedNode, url: str, title: str | None) -> list[str]:
+    page = _url(url)
+    shown = title.strip() if title and title.strip() else page.value
+    return [
+        f"{turtle_term(source, _PREFIXES)} a kgp:Source ;",
+        f"    kgp:title {turtle_term(ox.Literal(shown), _PREFIXES)} ;",
+        f"    kgp:url {turtle_term(page, {})} .",
+    ]
+
+
+def _url(url: str) -> ox.NamedNode:
+    text = url.strip()
+    if not text.lower().startswith(("http://", "https://")):
+        raise InputError(f"not a web address: {url!r}", "give the source's http:// or https:// address")
+    try:
+        return ox.NamedNode(text)
+    except ValueError as exc:
+        raise InputError(f"not a web address: {url!r} ({exc})") from exc
+
+
+def _prefix_lines() -> list[str]:
+    width = max(len(name) for name in _PREFIXES) + 2
+    return [f"@prefix {(name + ':').ljust(width)}<{iri}> ." for name, iri in _PREFIXES.items()]
+
+
+def _checked_slug(slug: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug):
+        raise InputError(f"not a slug: {slug!r}", "use lower-case letters, digits and single hyphens (--slug)")
+    return slug
+
+
+def _refuse_existing(settings: Settings, path: Path, iri: str) -> None:
+    """A file already there, or an IRI the data already uses, is refused."""
+    from kgprofiles.link.local import LocalData
+
+    if path.exists():
+        raise InputError(f"{path} exists; nothing was written", "choose another --slug, or edit that file")
+    if not settings.data_dir.is_dir():
+        return
+    local = LocalData(settings)
+    try:
+        in_use = local.ask("iri-in-use", resource=ox.NamedNode(iri))
+    finally:
+        local.close()
+    if in_use:
+        raise InputError(f"<{iri}> is already in use in {settings.data_dir}", "choose another --slug")

@@ -1,0 +1,88 @@
+"""Starting a graph of one's own: `kgprofiles init`, `kgprofiles new …`, and commands outside any
+project. Run as a user runs them, from the project's directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from typer.testing import CliRunner
+
+from kgprofiles.cli import app
+
+runner = CliRunner()
+
+
+def kg(*args: str, input: str | None = None) -> tuple[int, str]:
+    result = runner.invoke(app, list(args), input=input)
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def in_new_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KGPROFILES_PROJECT", raising=False)
+    monkeypatch.delenv("KGPROFILES_DATA", raising=False)
+    monkeypatch.delenv("KGPROFILES_STORE", raising=False)
+    code, out = kg("init", "--name", "Who's who of examples")
+    assert code == 0, out
+    return tmp_path
+
+
+def test_init_writes_a_project_that_validates_and_builds(in_new_project: Path) -> None:
+    assert (in_new_project / "kgprofiles.toml").read_text(encoding="utf-8").count("Who's who of examples") == 1
+    assert {p.name for p in (in_new_project / "data").iterdir()} == {"people", "organizations", "topics", "sources"}
+    assert ".kgprofiles/" in (in_new_project / ".gitignore").read_text(encoding="utf-8")
+    assert "EXAMPLE" in (in_new_project / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+    assert kg("validate")[0] == 0
+    code, out = kg("build", "-q")
+    assert code == 0 and str(in_new_project / ".kgprofiles" / "store") in out
+    assert kg("profile", "example-person")[1].startswith("Example Person\n")
+
+
+def test_init_refuses_an_existing_project(in_new_project: Path) -> None:
+    code, out = kg("init")
+    assert code == 2 and "already a project" in out
+
+
+def test_a_new_person_with_a_hostile_name_is_one_literal(in_new_project: Path) -> None:
+    name = 'Ada "Q" Lovelace\n""" ; kgp:name "Injected" .\\u0041'
+    code, out = kg("new", "person", name, "--slug", "ada", "--source", "https://example.org/ada")
+    assert code == 0, out
+    path = in_new_project / "data" / "people" / "ada.ttl"
+    triples = set(ox.parse(path=str(path), format=ox.RdfFormat.TURTLE))
+    names = [t.object.value for t in triples if t.predicate.value.endswith("#name")]
+    assert names == [name]
+    assert len(triples) == 6  # the person's type, name and source; the source's type, title and url
+    assert kg("validate")[0] == 0
+
+
+def test_new_refuses_to_overwrite_or_reuse_a_slug(in_new_project: Path) -> None:
+    code, out = kg("new", "person", "Example Person", "--source", "https://example.org/")
+    assert code == 2 and "exists; nothing was written" in out
+    (in_new_project / "data" / "people" / "group.ttl").write_text(
+        "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n"
+        "<https://w3id.org/kgprofiles/id/person/taken> kgp:name \"Taken\" .\n",
+        encoding="utf-8",
+    )
+    code, out = kg("new", "person", "Taken", "--source", "https://example.org/")
+    assert code == 2 and "already in use" in out
+    assert not (in_new_project / "data" / "people" / "taken.ttl").exists()
+
+
+def test_a_person_needs_a_source_and_a_source_a_web_address(in_new_project: Path) -> None:
+    code, out = kg("new", "person", "No Source")
+    assert code == 2 and "a person needs a source" in out
+    code, out = kg("new", "source", "javascript:alert(1)")
+    assert code == 2 and "not a web address" in out
+    code, out = kg("new", "source", "https://example.org/paper", "--title", "A paper")
+    assert code == 0 and (in_new_project / "data" / "sources" / "a-paper.ttl").exists()
+
+
+def test_commands_outside_any_project_say_how_to_start_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KGPROFILES_PROJECT", raising=False)
+    code, out = kg("validate")
+    assert code == 2 and "not in a kgprofiles project" in out and "kgprofiles init" in out
+    assert kg("--help")[0] == 0 and kg("validate", "--help")[0] == 0
