@@ -260,3 +260,39 @@ def test_installed_command_exits_2_on_a_syntax_error() -> None:
     assert done.returncode == 2
     assert f"{BROKEN}/syntax-error.ttl:7:14: syntax error" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+########################################################################### in context
+
+
+def test_a_seed_person_file_validates_in_the_context_of_the_project(cli: Run) -> None:
+    """Its roles point at organisations and its claims at sources defined in other files of data/."""
+    result = cli("validate", "data/people/jane-xu.ttl", "--severity", "violation")
+    assert result.exit_code == 0, result.stdout
+    assert stdout_lines(result) == ["1 file(s) checked: 0 violations, 1 warning"]  # the hidden one is counted
+
+
+def test_a_broken_reference_in_a_named_file_is_still_reported_with_its_line(cli: Run, tmp_path: Path) -> None:
+    broken = tmp_path / "jane-xu.ttl"
+    text = (ROOT / "data" / "people" / "jane-xu.ttl").read_text(encoding="utf-8")
+    broken.write_text(text.replace("organization:pytorch", "organization:no-such-organization"), encoding="utf-8")
+    result = cli("validate", str(broken))
+    assert result.exit_code == 1
+    line = next(n for n, t in enumerate(broken.read_text().splitlines(), start=1) if t.startswith("claim:"))
+    assert f"jane-xu.ttl:{line}: violation:" in result.stdout and "claim:jane-xu-role-pytorch" in result.stdout
+    assert "horace-he.ttl" not in result.stdout  # results about the other files are not reported
+
+
+def test_severity_violation_hides_warnings_and_an_unknown_one_is_an_error(cli: Run) -> None:
+    everything = cli("validate")
+    only = cli("validate", "--severity", "violation")
+    assert "warning:" in everything.stdout and "warning:" not in only.stdout
+    assert stdout_lines(only)[-1] == stdout_lines(everything)[-1]  # the summary still counts them
+    assert cli("validate", "--severity", "info").exit_code == 2
+
+
+def test_the_fast_path_and_pyshacl_report_the_same(cli: Run) -> None:
+    fast = cli("validate", "--format", "json", f"{BROKEN}/role-without-holder.ttl", "data")
+    reference = cli("validate", "--format", "json", "--reference", f"{BROKEN}/role-without-holder.ttl", "data")
+    assert json.loads(fast.stdout)["results"] == json.loads(reference.stdout)["results"]
+    assert fast.exit_code == reference.exit_code == 1

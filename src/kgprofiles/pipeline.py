@@ -350,6 +350,47 @@ def _parse_into(
     return files, scanner
 
 
+def validate(settings: Settings, paths: Sequence[Path] | None = None, *, reference: bool = False) -> ValidationReport:
+    """The SHACL report of ``paths`` (default: the whole data directory) *in context*: the named
+    files are validated together with the rest of the project's data (a role pointing at an
+    organisation defined in another file is fine), and only results whose focus node is defined
+    in the named files are reported, as ``load`` does. The fast path, with pyshacl's findings;
+    ``reference``: pyshacl itself. Under the validation budget."""
+    from kgprofiles.fast import scan_literals, validate_store
+
+    named = collect_files(paths) if paths else []
+    rest = collect_files([settings.data_dir]) if settings.data_dir.is_dir() else []
+    chosen = {path.resolve() for path in named}
+    files = [_parse_one(path, settings) for path in [*named, *(p for p in rest if p.resolve() not in chosen)]]
+    shown = {f.display for f in files[: len(named)]} if named else {f.display for f in files}
+    budget = Budget.for_validation(settings.limits)
+    if reference:
+        report = validate_files(files, settings, data=union_graph(files), budget=budget)
+    else:
+        scratch = OxigraphStore(MEMORY)
+        try:
+            graphs = {**{f.graph: f.triples for f in files}, ONTOLOGY_GRAPH: _ontology_triples(settings)}
+            scratch.bulk_load(_quads(graphs))
+
+            def raw() -> Iterator[ox.Triple]:
+                return (t for f in files for t in f.triples)
+
+            report = validate_store(
+                scratch,
+                load_shapes(settings.shapes_dir),
+                load_ontology(settings.ontology_dir),
+                locate=locate_subjects(files),
+                files=[f.display for f in files],
+                scan=scan_literals(raw),
+                raw=raw,
+                budget=budget,
+            ).report
+        finally:
+            scratch.close()
+    results = tuple(r for r in report.results if r.file in shown)
+    return ValidationReport(results, tuple(sorted(shown)), report.report_graph)
+
+
 def load(
     settings: Settings,
     paths: Sequence[Path],

@@ -25,27 +25,35 @@ def validate(
     ctx: typer.Context,
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or directories (default: data/).")] = None,
     output: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    severity: Annotated[
+        str, typer.Option("--severity", help="Show results of this severity and worse: warning or violation.")
+    ] = "warning",
+    reference: Annotated[
+        bool, typer.Option("--reference", help="Validate with pyshacl itself (slow at scale).")
+    ] = False,
 ) -> None:
-    """Check data files against the SHACL shapes.
+    """Check data files against the SHACL shapes, in the context of the whole project: a file's
+    references to organisations, topics and sources defined in other files of data/ resolve, and
+    only results about what the named files define are reported.
 
     Prints one line per result, `file:line: severity: message (focus node, path, shape)`, grouped by
     file, then a summary. Exit 0: no violation (warnings never fail); 1: violations, or the check
     stopped at its time budget (engine_timeout_s); 2: unreadable input.
     """
-    from kgprofiles.budget import Budget
-    from kgprofiles.ingest import parse_files
-    from kgprofiles.validate import validate_files
+    from kgprofiles.pipeline import validate as run_validate
 
     if output not in ("text", "json"):
         raise InputError(f"unknown format {output!r}", "choose text or json")
+    if severity not in ("warning", "violation"):
+        raise InputError(f"unknown severity {severity!r}", "choose warning or violation")
     settings = project_settings(ctx)
-    files = parse_files(paths or [settings.data_dir], settings.root, None, settings.limits.max_literal_bytes)
-    report = validate_files(files, settings, budget=Budget.for_validation(settings.limits))
+    report = run_validate(settings, paths, reference=reference)
+    shown = [r for r in report.results if severity == "warning" or r.severity == "violation"]
     if output == "json":
         typer.echo(report.to_json())
     else:
         current = None
-        for result in report.results:
+        for result in shown:
             if result.file != current:
                 if current is not None:
                     typer.echo("")
