@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
@@ -23,9 +23,11 @@ from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
 from kgprofiles.queries import get_query, load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
-from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, RDF_NS, TOPIC, WD
+
+if TYPE_CHECKING:
+    from kgprofiles.related_index import RelatedIndex
 
 log = logging.getLogger(__name__)
 STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
@@ -401,6 +403,8 @@ class Views:
         """The in-memory related-people index over this store, read on first use."""
         with self._once:
             if self._index is None:
+                from kgprofiles.related_index import RelatedIndex  # numpy: only where ranking needs it
+
                 self._index = RelatedIndex(self.store, load_queries(self.queries_dir), self.related_weights)
             return self._index
 
