@@ -35,6 +35,7 @@ from kgprofiles.fast.literals import XSD_STRING, rdflib_form
 from kgprofiles.fast.reach import neighbourhood, plan_edges
 from kgprofiles.fast.rules import RulesPlan, compile_rules, nt
 from kgprofiles.fast.stores import as_ox_store
+from kgprofiles.fast.triple_index import TripleIndex
 from kgprofiles.fast.validation import compile_shapes, validate_triples
 from kgprofiles.ingest import SourceFile
 from kgprofiles.validate import ValidationReport, locate_subjects
@@ -62,7 +63,9 @@ class LoadPlan:
 
 class DataView:
     """The data as it will be after the load: the store's file graphs, less the replaced ones,
-    plus the new files' triples (held in a small in-memory store, so terms are stored forms)."""
+    plus the new files' triples. The new triples are held twice, as stored (in a small in-memory
+    store: literals in their canonical form) and as parsed (``raw``); the replaced graphs' triples
+    once (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
 
     def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
         self.store = store
@@ -71,24 +74,31 @@ class DataView:
         self.new = ox.Store()
         self.new.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for f in files for t in f.triples)
         self.new_triples = [q.triple for q in self.new.quads_for_pattern(None, None, None, ox.DefaultGraph())]
-        self.raw_triples = list(dict.fromkeys(t for f in files for t in f.triples))
+        self.raw = TripleIndex(t for f in files for t in f.triples)
+        self.old = TripleIndex(q.triple for g in self.replaced for q in store.quads_for_pattern(None, None, None, g))
+        self._new_datatypes: set[str] | None = None
 
     def _keep(self, graph: object) -> bool:
         return isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
 
+    def _kept(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> dict[ox.Triple, None]:
+        return dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+
     def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
         """Triples of the data after the load matching the pattern (None: any), all as stored."""
-        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+        found = self._kept(s, p, o)
         found.update(dict.fromkeys(q.triple for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph())))
         return list(found)
 
     def fetch_raw(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
         """The same, with the new files' triples as parsed (as the reference validates them)."""
-        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
-        for t in self.raw_triples:
-            if (s is None or t.subject == s) and (p is None or t.predicate == p) and (o is None or t.object == o):
-                found[t] = None
+        found = self._kept(s, p, o)
+        found.update(dict.fromkeys(self.raw.match(s, p, o)))
         return list(found)
+
+    def fetch_old(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        """Triples of the replaced graphs (the data before the load) matching the pattern, as stored."""
+        return self.old.match(s, p, o)
 
     def first(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> ox.Triple | None:
         for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph()):
@@ -98,15 +108,19 @@ class DataView:
                 return q.triple
         return None
 
-    def old(self) -> list[ox.Triple]:
-        """The triples of the replaced graphs, as stored."""
-        return [q.triple for g in self.replaced for q in self.store.quads_for_pattern(None, None, None, g)]
-
     def elsewhere(self, t: ox.Triple) -> bool:
         """Whether ``t`` is in a file graph that the load keeps."""
         return any(
             self._keep(q.graph_name) for q in self.store.quads_for_pattern(t.subject, t.predicate, t.object, None)
         )
+
+    def new_datatypes(self) -> set[str]:
+        """The datatype keys (``_datatype_keys``) of the new triples' literals, computed once."""
+        if self._new_datatypes is None:
+            self._new_datatypes = {
+                d for t in self.new_triples if isinstance(t.object, ox.Literal) for d in _datatype_keys(t.object)
+            }
+        return self._new_datatypes
 
 
 def plan_load(
@@ -141,7 +155,7 @@ def _validate(
     focus: list[Term] = [ox.BlankNode(k[2:]) if k.startswith("_:") else ox.NamedNode(k) for k in locate]
     reach = plan_edges(compile_shapes(shapes))
     triples = neighbourhood(reach.edges, focus, view.fetch_raw)
-    triples.update(view.raw_triples)
+    triples.update(view.raw.triples)
     if reach.unscoped:
         notes.extend(f"validated on all the data: {name}: {why}" for name, why in reach.unscoped.items())
         triples.update(view.fetch_raw(None, None, None))
@@ -162,7 +176,7 @@ def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPl
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in rules.unsupported)
         return
-    old = set(view.old())
+    old = set(view.old.triples)
     new = set(view.new_triples)
     removed = {t for t in old - new if not view.elsewhere(t)}
     added = {t for t in new - old if not view.elsewhere(t)}
@@ -233,17 +247,13 @@ def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple
                 if isinstance(n, ox.Literal):
                     continue
                 for p in elements:
-                    for t in view.fetch(n, p, None) + _old_fetch(view, n, p, None):
+                    for t in view.fetch(n, p, None) + view.fetch_old(n, p, None):
                         step.add(t.object)  # type: ignore[arg-type]
-                    for t in view.fetch(None, p, n) + _old_fetch(view, None, p, n):
+                    for t in view.fetch(None, p, n) + view.fetch_old(None, p, n):
                         step.add(t.subject)  # type: ignore[arg-type]
             frontier = step - nodes
             nodes |= step
     return _with_same_as(view, nodes)
-
-
-def _old_fetch(view: DataView, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-    return [q.triple for g in view.replaced for q in view.store.quads_for_pattern(s, p, o, g)]
 
 
 def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term]]:
@@ -252,7 +262,7 @@ def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term
     while todo:
         n = todo.pop()
         links = view.fetch(n, SAME_AS, None) + view.fetch(None, SAME_AS, n)
-        links += _old_fetch(view, n, SAME_AS, None) + _old_fetch(view, None, SAME_AS, n)
+        links += view.fetch_old(n, SAME_AS, None) + view.fetch_old(None, SAME_AS, n)
         for t in links:
             for m in (t.subject, t.object):
                 linked.add(m)  # type: ignore[arg-type]
@@ -302,10 +312,8 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
         }
         for link in _same_as_links(view, around):  # type: ignore[arg-type]
             triples[link] = None
-    typing = [
-        ox.NamedNode(p[1:-1])
-        for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}
-        if p.startswith("<") and rules.rules_for(p).object_types
+    typing = [  # asked for every touched node: only the predicates the data uses
+        p for p in _typing_predicates(rules) if view.first(None, p, None) is not None
     ]
     elements = _chain_predicates(rules)
     for node in touched:
@@ -326,6 +334,18 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
                 if not isinstance(t.object, ox.Literal):
                     triples.update(dict.fromkeys(view.fetch(t.object, None, None)))
     return list(triples)
+
+
+def _typing_predicates(rules: RulesPlan) -> list[ox.NamedNode]:
+    """The predicates whose triples type their object (a range, or one implied)."""
+    return sorted(
+        (
+            ox.NamedNode(p[1:-1])
+            for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}
+            if p.startswith("<") and rules.rules_for(p).object_types
+        ),
+        key=str,
+    )
 
 
 def _datatypes_in_use(
@@ -352,20 +372,19 @@ def _datatypes_in_use(
             if d not in in_use:
                 plan.notes.append(f"inferred graph recomputed in full: {d} may come into use")
                 return None
-    for t in removed:
-        for d in datatypes(t):
-            if not _still_used(view, t.predicate, d):  # type: ignore[arg-type]
-                plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
-                return None
+    going = {(t.predicate, d) for t in removed for d in datatypes(t)}  # each asked once
+    for predicate, d in sorted(going, key=str):
+        if not _still_used(view, predicate, d):
+            plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
+            return None
     return in_use
 
 
 def _still_used(view: DataView, predicate: ox.NamedNode, datatype: str) -> bool:
     """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains, looking
     first among the objects of the same predicate (found at once in practice)."""
-    for t in view.new_triples:
-        if isinstance(t.object, ox.Literal) and datatype in _datatype_keys(t.object):
-            return True
+    if datatype in view.new_datatypes():
+        return True
     for q in view.store.quads_for_pattern(None, predicate, None, None):
         if view._keep(q.graph_name) and isinstance(q.object, ox.Literal) and datatype in _datatype_keys(q.object):
             return True

@@ -285,9 +285,15 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
     """Every triple ``fetch`` gives along ``edges`` from ``focus`` (see the module docstring).
     ``fetch(subject, predicate, object)`` returns the data's matching triples (None: any).
     Values are propagated along each edge in the direction ``orient`` gives it; every edge's
-    triples are fetched from the side the search reaches first."""
+    triples are fetched from the side the search reaches first. A work list: each node reached
+    at a variable is followed along that variable's edges once, so the search grows with what it
+    finds (a chain of 10,000 blank nodes is 10,000 steps, not 10,000 passes over all of them)."""
     order = orient(edges)
     memo: dict[tuple[object, object, object], list[ox.Triple]] = {}
+    leaving: dict[str, list[Edge]] = {}
+    found: set[ox.Triple] = set()
+    reached: dict[str, set[Term]] = {}
+    todo: list[tuple[str, Term]] = []
 
     def fetch_once(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
         key = (s, p, o)
@@ -295,37 +301,37 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
             memo[key] = list(fetch(s, p, o))
         return memo[key]
 
-    reached: dict[str, set[Term]] = {"?this": set(focus)}
-    done: set[tuple[int, Term]] = set()
-    found: set[ox.Triple] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i, e in enumerate(edges):
-            src, dst = order[e]
-            if src is None and dst is None:
-                continue
-            forward = src is not None and src == e.subject
-            if src is None:  # a constant subject
-                sources: set[Term] = {e.subject}  # type: ignore[arg-type]
-                forward = True
-            else:
-                sources = reached.get(src, set())
-            for node in list(sources):
-                if (i, node) in done or (forward and isinstance(node, ox.Literal)):
-                    continue
-                done.add((i, node))
-                if forward:
-                    target = None if isinstance(e.object, str) else e.object
-                    triples = fetch_once(node, e.predicate, target)  # type: ignore[arg-type]
-                else:
-                    triples = fetch_once(None, e.predicate, node)
-                for t in triples:
-                    found.add(t)
-                    if dst is not None:
-                        value = t.object if forward else t.subject
-                        bucket = reached.setdefault(dst, set())
-                        if value not in bucket:
-                            bucket.add(value)  # type: ignore[arg-type]
-                            changed = True
+    def reach(variable: str, node: Term) -> None:
+        bucket = reached.setdefault(variable, set())
+        if node not in bucket:
+            bucket.add(node)
+            todo.append((variable, node))
+
+    def follow(e: Edge, node: Term, forward: bool) -> None:
+        if forward and isinstance(node, ox.Literal):
+            return
+        if forward:
+            target = None if isinstance(e.object, str) else e.object
+            triples = fetch_once(node, e.predicate, target)  # type: ignore[arg-type]
+        else:
+            triples = fetch_once(None, e.predicate, node)
+        dst = order[e][1]
+        for t in triples:
+            found.add(t)
+            if dst is not None:
+                reach(dst, t.object if forward else t.subject)  # type: ignore[arg-type]
+
+    for e in edges:
+        src = order[e][0]
+        if src is not None:
+            leaving.setdefault(src, []).append(e)
+    for node in focus:
+        reach("?this", node)
+    for e in edges:
+        if order[e][0] is None and order[e][1] is not None:  # from a constant subject
+            follow(e, e.subject, True)  # type: ignore[arg-type]
+    while todo:
+        variable, node = todo.pop()
+        for e in leaving.get(variable, ()):
+            follow(e, node, e.subject == variable)
     return found
