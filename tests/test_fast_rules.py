@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from conftest import ROOT
+from conftest import ROOT, examples
 from kgprofiles.config import Settings
 from kgprofiles.fast.inference import infer_into, infer_triples
 from kgprofiles.fast.rules import compile_rules
@@ -87,7 +87,7 @@ same_as_links = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60))
 @given(triples=graphs(), links=same_as_links)
 def test_generated_graphs(
     triples: list[ox.Triple], links: list[tuple[ox.NamedNode, ox.NamedNode]], ontology: Graph
@@ -96,7 +96,7 @@ def test_generated_graphs(
     check(triples, ontology, fallback=needs_owlrl(triples))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15))
 @given(triples=graphs(unfaithful=True, max_statements=20))
 def test_literals_in_rdflib_form(triples: list[ox.Triple], ontology: Graph) -> None:
     """The inferred copies of a literal are written as rdflib writes it ("2019-06-01Z" → "2019-06-01")."""
@@ -138,7 +138,7 @@ kgp:about a owl:TransitiveProperty .
 """
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(8))
 @given(triples=graphs(max_statements=20))
 def test_an_ontology_it_cannot_compile_falls_back_to_owlrl(triples: list[ox.Triple], ontology: Graph) -> None:
     extended = Graph()

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from conftest import ROOT
+from conftest import ROOT, examples
 from kgprofiles.config import Settings
 from kgprofiles.fast.validation import compile_shapes, validate_store, validate_triples
 from kgprofiles.ingest import parse_files
@@ -116,7 +116,7 @@ def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, o
     assert reference.results  # the synthetic people have no Wikidata links: warnings to compare
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60))
 @given(triples=graphs())
 def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
@@ -125,7 +125,7 @@ def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Gra
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15))
 @given(triples=graphs(unfaithful=True, max_statements=15))
 def test_literals_the_store_rewrites_fall_back(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
@@ -154,7 +154,7 @@ ex:Supported a sh:NodeShape ; sh:targetClass kgp:Person ;
 """
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15))
 @given(triples=graphs(max_statements=25))
 def test_unsupported_shapes_fall_back_to_pyshacl(triples: list[ox.Triple], ontology: Graph) -> None:
     shapes = Graph().parse(data=UNSUPPORTED_SHAPES, format="turtle")
@@ -181,7 +181,7 @@ def test_a_store_rewriting_a_literal_is_noticed(shapes: Graph, ontology: Graph) 
     assert "1.50" in {r.value for r in fast.report.results}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(25))
 @given(triples=graphs(), from_raw=st.booleans())
 def test_sparql_constraints_on_an_in_memory_footprint(
     triples: list[ox.Triple], from_raw: bool, shapes: Graph, ontology: Graph

@@ -106,6 +106,21 @@ def test_a_relative_iri_subject_still_points_at_file_and_line(cli: Run) -> None:
     )
 
 
+def test_a_violation_5000_blank_nodes_deep_points_at_the_outer_subject(cli: Run, tmp_path: Path) -> None:
+    """The innermost of 5,000 nested ``[ ]`` is a role with nothing else: its violations point
+    at the line of the person that holds the outermost one."""
+    from test_ingest_lines import nested_brackets
+
+    path = tmp_path / "nested.ttl"
+    path.write_text(nested_brackets(5000, innermost="[ a kgp:Role ]"))
+
+    result = cli("validate", str(path), "--format", "json")
+
+    assert result.exit_code == 1
+    roles = [r for r in json.loads(result.stdout)["results"] if r["shape"] == "kgs:RoleShape"]
+    assert roles and {(r["file"], r["line"]) for r in roles} == {(str(path), 3)}
+
+
 ########################################################################### warnings
 
 
