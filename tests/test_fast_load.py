@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from rdflib import Graph
@@ -33,7 +33,7 @@ from kgprofiles.ingest import SourceFile, parse_files
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, validate_files
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH
-from test_fast_graphs import PEOPLE, SAME_AS, WIKIDATA, graphs, kgp
+from test_fast_graphs import PEOPLE, SAME_AS, WIKIDATA, WORKS, graphs, kgp
 from test_ingest_lines import long_list, nested_brackets
 
 INFERRED = ox.NamedNode(INFERRED_GRAPH)
@@ -179,23 +179,46 @@ def as_file(name: str, triples: list[ox.Triple]) -> SourceFile:
     return SourceFile(Path(f"{name}.ttl"), f"data/{name}.ttl", f"{FILE_GRAPH_PREFIX}{name}.ttl", tuple(triples), lines)
 
 
+P0, P1, P2 = PEOPLE
+Q42 = WIKIDATA[0]
+
+#: Links that make people one node for owlrl: people owl:sameAs the same Wikidata item.
+same_as_links = st.lists(
+    st.builds(ox.Triple, st.sampled_from(PEOPLE), st.just(SAME_AS), st.sampled_from(WIKIDATA[:2])), max_size=2
+)
+#: People in the middle of kgp:authorOf's chain (``[ owl:inverseOf kgp:contributor ] kgp:work``).
+chain_links = st.lists(
+    st.builds(
+        ox.Triple,
+        st.sampled_from(PEOPLE),
+        st.sampled_from([kgp("contributor"), kgp("work")]),
+        st.sampled_from([*PEOPLE, *WORKS[:2]]),
+    ),
+    max_size=2,
+)
+files_drawn = st.builds(
+    lambda g, a, b: list(dict.fromkeys(g + a + b)), graphs(max_statements=25), same_as_links, chain_links
+)
+
+
 @settings(max_examples=examples(40))
-@given(
-    parts=st.lists(graphs(max_statements=25), min_size=2, max_size=3),
-    replacement=graphs(max_statements=25),
-    links=st.lists(st.tuples(st.sampled_from(PEOPLE), st.sampled_from(WIKIDATA[:2])), max_size=2),
+@given(parts=st.lists(files_drawn, min_size=2, max_size=3), replacement=files_drawn)
+@example(  # issue 15: p0 sameAs Q42 loaded beside p1 sameAs Q42; authorOf's chain runs through them
+    parts=[[], [ox.Triple(P1, SAME_AS, Q42), ox.Triple(P1, kgp("work"), WORKS[0])]],
+    replacement=[ox.Triple(P0, kgp("contributor"), P2), ox.Triple(P0, SAME_AS, Q42)],
+)
+@example(  # the same, the other way: the link removed, the chain's triples must go
+    parts=[
+        [ox.Triple(P0, kgp("contributor"), P2), ox.Triple(P0, SAME_AS, Q42)],
+        [ox.Triple(P1, SAME_AS, Q42), ox.Triple(P1, kgp("work"), WORKS[0])],
+    ],
+    replacement=[ox.Triple(P0, kgp("contributor"), P2)],
 )
 def test_generated_loads(
-    parts: list[list[ox.Triple]],
-    replacement: list[ox.Triple],
-    links: list[tuple[ox.NamedNode, ox.NamedNode]],
-    settings: Settings,
-    shapes: Graph,
-    ontology: Graph,
+    parts: list[list[ox.Triple]], replacement: list[ox.Triple], settings: Settings, shapes: Graph, ontology: Graph
 ) -> None:
     files = [as_file(f"part{i}", triples) for i, triples in enumerate(parts)]
-    changed = as_file("part0", replacement + [ox.Triple(a, SAME_AS, b) for a, b in links])
-    check_load(files, [changed], settings, shapes, ontology)
+    check_load(files, [as_file("part0", replacement)], settings, shapes, ontology)
 
 
 @pytest.mark.parametrize(

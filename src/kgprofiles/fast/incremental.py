@@ -229,36 +229,48 @@ def _stored_forms(quads: Iterable[ox.Quad]) -> set[ox.Triple]:
 
 
 def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple[set[Term], set[Term]]:
-    """The nodes of the changed triples (objects of rdf:type excepted), with the ends of the
-    property-chain paths through them and their owl:sameAs classes, before and after the load;
-    and, apart, the nodes of those classes."""
+    """The nodes of the changed triples (objects of rdf:type excepted), their owl:sameAs classes,
+    and the ends of the property-chain paths through any of them, with those ends' classes in
+    turn, before and after the load; and, apart, the nodes of those classes.
+
+    A chain's links may be copies owl:sameAs makes: with ``p0 sameAs Q42`` loaded beside
+    ``p1 sameAs Q42``, ``p0 contributor p2`` and ``p1 work w0`` derive ``p2 authorOf w0``. So
+    each step of the chain walk starts from the classes of the nodes it reached, not only from
+    the nodes themselves (walking first and adding classes at the end missed ``w0``)."""
     nodes: set[Term] = set()
     for t in changed:
         nodes.add(t.subject)  # type: ignore[arg-type]
         if t.predicate != RDF_TYPE:
             nodes.add(t.object)  # type: ignore[arg-type]
+    linked = _same_as_classes(view, nodes)
+    nodes |= linked
     elements = _chain_predicates(rules)
-    if elements:
-        depth = max(len(es) for _, es in rules.chains)
-        frontier = set(nodes)
-        for _ in range(depth):
-            step: set[Term] = set()
-            for n in frontier:
-                if isinstance(n, ox.Literal):
-                    continue
-                for p in elements:
-                    for t in view.fetch(n, p, None) + view.fetch_old(n, p, None):
-                        step.add(t.object)  # type: ignore[arg-type]
-                    for t in view.fetch(None, p, n) + view.fetch_old(None, p, n):
-                        step.add(t.subject)  # type: ignore[arg-type]
-            frontier = step - nodes
-            nodes |= step
-    return _with_same_as(view, nodes)
+    depth = max((len(es) for _, es in rules.chains), default=0) if elements else 0
+    frontier = set(nodes)
+    for _ in range(depth):
+        step: set[Term] = set()
+        for n in frontier:
+            if isinstance(n, ox.Literal):
+                continue
+            for p in elements:
+                for t in view.fetch(n, p, None) + view.fetch_old(n, p, None):
+                    step.add(t.object)  # type: ignore[arg-type]
+                for t in view.fetch(None, p, n) + view.fetch_old(None, p, n):
+                    step.add(t.subject)  # type: ignore[arg-type]
+        step -= nodes
+        classes = _same_as_classes(view, step)
+        linked |= classes
+        frontier = (step | classes) - nodes
+        nodes |= frontier
+    return nodes, linked
 
 
-def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term]]:
+def _same_as_classes(view: DataView, seeds: Iterable[Term]) -> set[Term]:
+    """Every node of the owl:sameAs classes of ``seeds``, before and after the load (a seed with
+    no link before or after is in none)."""
     linked: set[Term] = set()
-    todo = [n for n in nodes if not isinstance(n, ox.Literal)]
+    todo = [n for n in seeds if not isinstance(n, ox.Literal)]
+    seen = set(todo)
     while todo:
         n = todo.pop()
         links = view.fetch(n, SAME_AS, None) + view.fetch(None, SAME_AS, n)
@@ -266,11 +278,10 @@ def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term
         for t in links:
             for m in (t.subject, t.object):
                 linked.add(m)  # type: ignore[arg-type]
-                if m not in nodes:
-                    nodes.add(m)  # type: ignore[arg-type]
-                    if not isinstance(m, ox.Literal):
-                        todo.append(m)  # type: ignore[arg-type]
-    return nodes, linked
+                if m not in seen and not isinstance(m, ox.Literal):
+                    seen.add(m)  # type: ignore[arg-type]
+                    todo.append(m)  # type: ignore[arg-type]
+    return linked
 
 
 def _same_as_links(view: DataView, nodes: set[Term]) -> list[ox.Triple]:
