@@ -235,3 +235,38 @@ def test_every_sparql_footprint_comes_from_one_pass_over_the_data(
     assert passes == 1
     reference = validate_files(files, settings)
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+NAMED_PROPERTY_SHAPES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix ex: <http://example.org/shapes#> .
+ex:Person a sh:NodeShape ; sh:targetClass ex:P ;
+    sh:property ex:Person-name ;
+    sh:property [ sh:path ex:address ; sh:property ex:Person-address-city ] .
+ex:Person-name sh:path ex:name ; sh:maxCount 1 .
+ex:Person-address-city sh:path ex:city ; sh:minCount 1 .
+"""
+
+
+def test_a_shape_that_falls_back_keeps_the_results_of_its_named_property_shapes(ontology: Graph) -> None:
+    """pyshacl names a named property shape as the source of its results, nested or not; the
+    fallback keeps them (it used to keep only results named after the top-level shape)."""
+    ex = "http://example.org/shapes#"
+    someone, home = ox.NamedNode(ex + "someone"), ox.NamedNode(ex + "home")
+    triples = [
+        ox.Triple(someone, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), ox.NamedNode(ex + "P")),
+        ox.Triple(someone, ox.NamedNode(ex + "name"), ox.Literal("A")),
+        ox.Triple(someone, ox.NamedNode(ex + "name"), ox.Literal("B")),
+        ox.Triple(someone, ox.NamedNode(ex + "address"), home),
+    ]
+    shapes = Graph().parse(data=NAMED_PROPERTY_SHAPES, format="turtle")
+
+    fast = validate_triples(triples, shapes, ontology)
+
+    assert fast.notes, "the shapes have no sh:message: pyshacl runs them"
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    assert {(r.shape, r.constraint) for r in fast.report.results} == {
+        (f"<{ex}Person-name>", "MaxCount"),
+        (f"<{ex}Person-address-city>", "MinCount"),
+    }
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)

@@ -30,7 +30,7 @@ def pyshacl_results(
         advanced=True,
         allow_warnings=True,
     )
-    wanted = {_shape_name(shapes, n) for n in only}
+    wanted = {_shape_name(shapes, n) for n in _with_property_shapes(shapes, only)}
     results = []
     # As validate_graph: only the report's own results (not nested sh:detail ones).
     for node in (r for top in report.subjects(RDF.type, SH.ValidationReport) for r in report.objects(top, SH.result)):
@@ -56,6 +56,19 @@ def pyshacl_results(
             )
         )
     return results
+
+
+def _with_property_shapes(shapes: Graph, only: list[Node]) -> set[Node]:
+    """``only`` and the property shapes under them, however nested: a result names the shape it
+    comes from (a named property shape under its own name, a blank one under its parent's)."""
+    found = set(only)
+    todo = list(only)
+    while todo:
+        for p in shapes.objects(todo.pop(), SH.property):
+            if p not in found:
+                found.add(p)
+                todo.append(p)
+    return found
 
 
 __all__ = ["pyshacl_results"]
