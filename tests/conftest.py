@@ -56,11 +56,25 @@ def realdata_dir() -> Path:
     return Path(os.environ.get("KGPROFILES_REALDATA", ROOT.parent / "shared" / "realdata")).resolve()
 
 
+def seed_dir() -> Path:
+    """Where ../shared/seed (the reference page) is: KGPROFILES_SEED, or the default beside the checkout."""
+    return Path(os.environ.get("KGPROFILES_SEED", ROOT.parent / "shared" / "seed")).resolve()
+
+
 def require_realdata(*parts: str) -> Path:
     """The path under realdata/, or a skip that says why; a failure under KGPROFILES_REQUIRE_REALDATA=1."""
-    path = realdata_dir().joinpath(*parts)
+    return _required(realdata_dir().joinpath(*parts), "real data", "KGPROFILES_REALDATA")
+
+
+def require_seed(*parts: str) -> Path:
+    """The path under seed/, with the same rule: a skip that says why, a failure under
+    KGPROFILES_REQUIRE_REALDATA=1."""
+    return _required(seed_dir().joinpath(*parts), "the seed page", "KGPROFILES_SEED")
+
+
+def _required(path: Path, what: str, setting: str) -> Path:
     if not path.exists():
-        reason = f"real data not found at {path} (set KGPROFILES_REALDATA to its directory)"
+        reason = f"{what} not found at {path} (set {setting} to its directory)"
         if os.environ.get("KGPROFILES_REQUIRE_REALDATA") == "1":
             pytest.fail(reason)
         pytest.skip(reason)

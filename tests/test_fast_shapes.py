@@ -99,8 +99,6 @@ def test_seed_data_on_a_store_with_a_graph_per_file(settings: Settings, shapes: 
 
 def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, ontology: Graph) -> None:
     generator = ROOT / "bench" / "generate.py"
-    if not generator.exists():
-        pytest.skip("bench/generate.py is not there yet")
     out = tmp_path / "synthetic"
     subprocess.run(
         [sys.executable, str(generator), "--people", "40", "--seed", "3", "--out", str(out)],

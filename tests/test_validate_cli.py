@@ -227,8 +227,7 @@ def test_json_format_of_the_seed_data_conforms(cli: Run) -> None:
 def run_installed(*args: str) -> subprocess.CompletedProcess[str]:
     """The `kgprofiles` console script installed beside this interpreter."""
     script = Path(sys.executable).parent / "kgprofiles"
-    if not script.exists():
-        pytest.skip(f"no console script at {script} (package not installed in this environment)")
+    assert script.exists(), f"no console script at {script}: install the package (make .venv/.installed-test)"
     return subprocess.run([str(script), *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
 
 
