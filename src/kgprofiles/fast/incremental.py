@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -77,12 +77,42 @@ class DataView:
         self.raw = TripleIndex(t for f in files for t in f.triples)
         self.old = TripleIndex(q.triple for g in self.replaced for q in store.quads_for_pattern(None, None, None, g))
         self._new_datatypes: set[str] | None = None
+        self._graphs: dict[object, bool] = {}
+        self._mentioned: tuple[dict[Term, bool], dict[Term, bool]] = ({}, {})
 
     def _keep(self, graph: object) -> bool:
-        return isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
+        """Whether ``graph`` is a file graph the load keeps (remembered for each graph)."""
+        known = self._graphs.get(graph)
+        if known is None:
+            known = self._graphs[graph] = (
+                isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
+            )
+        return known
 
     def _kept(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> dict[ox.Triple, None]:
-        return dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+        """The store's triples in the kept file graphs matching the pattern. Not asked at all
+        for a subject or object no kept graph holds in that place (every node only the new
+        files name, the most of a load's look-ups)."""
+        if (s is not None and not self._in_kept(s, 0)) or (o is not None and not self._in_kept(o, 1)):
+            return {}
+        keep = self._keep
+        return {q.triple: None for q in self.store.quads_for_pattern(s, p, o, None) if keep(q.graph_name)}
+
+    def _in_kept(self, node: Term, place: int, scan: int = 64) -> bool:
+        """Whether a kept file graph has ``node`` as a subject (``place`` 0) or as an object (1),
+        remembered for each node. True, too, when the first ``scan`` triples are all elsewhere
+        (then it may: the look-up stays short for a node in many triples)."""
+        known = self._mentioned[place].get(node)
+        if known is None:
+            known = False
+            if place == 1 or not isinstance(node, ox.Literal):
+                pattern = (node, None, None, None) if place == 0 else (None, None, node, None)
+                for i, q in enumerate(self.store.quads_for_pattern(*pattern)):
+                    if i == scan or self._keep(q.graph_name):
+                        known = True
+                        break
+            self._mentioned[place][node] = known
+        return known
 
     def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
         """Triples of the data after the load matching the pattern (None: any), all as stored."""
@@ -107,6 +137,36 @@ class DataView:
             if self._keep(q.graph_name):
                 return q.triple
         return None
+
+    def may_use(self, predicate: ox.NamedNode, scan: int = 64) -> bool:
+        """Whether the data after the load may have triples with ``predicate``: False only if
+        neither the new files nor the kept file graphs have one (a predicate found only outside
+        them, in the first ``scan`` triples, counts as possibly used: the look-up stays short)."""
+        for _ in self.new.quads_for_pattern(None, predicate, None, ox.DefaultGraph()):
+            return True
+        for i, q in enumerate(self.store.quads_for_pattern(None, predicate, None, None)):
+            if i == scan or self._keep(q.graph_name):
+                return True
+        return False
+
+    def first_into(self, node: Term, predicates: Collection[ox.NamedNode]) -> list[ox.Triple]:
+        """For each of ``predicates`` that has one, a triple of the data after the load with that
+        predicate into ``node`` (the new files' first). The store is asked predicate by
+        predicate only if some file graph the load keeps points at ``node`` (not for the nodes
+        only the new files name, most of a load's)."""
+        found: dict[ox.NamedNode, ox.Triple] = {}
+        for q in self.new.quads_for_pattern(None, None, node, ox.DefaultGraph()):
+            if q.predicate in predicates:
+                found.setdefault(q.predicate, q.triple)
+        if len(found) == len(predicates) or not self._in_kept(node, 1):
+            return list(found.values())
+        for p in predicates:
+            if p not in found:
+                for q in self.store.quads_for_pattern(None, p, node, None):
+                    if self._keep(q.graph_name):
+                        found[p] = q.triple
+                        break
+        return list(found.values())
 
     def elsewhere(self, t: ox.Triple) -> bool:
         """Whether ``t`` is in a file graph that the load keeps."""
@@ -195,7 +255,7 @@ def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPl
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
         return
-    derived = _stored_forms(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES))
+    derived = _stored_forms(_may_touch(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES), touched, linked))
     after = {t for t in derived if _touches(t, touched, linked)}
     before = {
         q.triple
@@ -219,6 +279,14 @@ def _touches(t: ox.Triple, touched: set[Term], linked: set[Term]) -> bool:
     if t.subject not in touched:
         return False
     return t.predicate == RDF_TYPE or t.object in touched
+
+
+def _may_touch(quads: Iterable[ox.Quad], touched: set[Term], linked: set[Term]) -> Iterator[ox.Quad]:
+    """The quads ``_touches`` may keep once their literals are in stored form (only a literal's
+    form changes: a node is the same in either)."""
+    for q in quads:
+        if q.subject in touched or q.object in linked or (linked and isinstance(q.object, ox.Literal)):
+            yield q
 
 
 def _stored_forms(quads: Iterable[ox.Quad]) -> set[ox.Triple]:
@@ -323,17 +391,12 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
         }
         for link in _same_as_links(view, around):  # type: ignore[arg-type]
             triples[link] = None
-    typing = [  # asked for every touched node: only the predicates the data uses
-        p for p in _typing_predicates(rules) if view.first(None, p, None) is not None
-    ]
+    typing = {p for p in _typing_predicates(rules) if view.may_use(p)}
     elements = _chain_predicates(rules)
     for node in touched:
         if not isinstance(node, ox.Literal):
             triples.update(dict.fromkeys(view.fetch(node, None, None)))
-        for p in typing:
-            one = view.first(None, p, node)
-            if one is not None:
-                triples[one] = None
+        triples.update(dict.fromkeys(view.first_into(node, typing)))
         if isinstance(node, ox.Literal):
             continue
         for p in elements:

@@ -285,21 +285,35 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
     """Every triple ``fetch`` gives along ``edges`` from ``focus`` (see the module docstring).
     ``fetch(subject, predicate, object)`` returns the data's matching triples (None: any).
     Values are propagated along each edge in the direction ``orient`` gives it; every edge's
-    triples are fetched from the side the search reaches first. A work list: each node reached
-    at a variable is followed along that variable's edges once, so the search grows with what it
-    finds (a chain of 10,000 blank nodes is 10,000 steps, not 10,000 passes over all of them)."""
+    triples are fetched from the side the search reaches first.
+
+    A work list: each node reached at a variable is followed along that variable's edges once,
+    so the search grows with what it finds (a chain of 10,000 blank nodes is 10,000 steps, not
+    10,000 passes over all of them). Edges that fetch the same pattern from the same variable
+    are followed together, and a variable no edge leaves only collects triples (every shape's
+    ``?this ?p ?any`` edge is one look-up per node, not one per shape)."""
     order = orient(edges)
+    sources = {src for src, _ in order.values() if src is not None}
+    # (from variable or None for a constant subject, forward, predicate, constant end) → variables reached
+    steps: dict[tuple[str | None, bool, ox.NamedNode | None, Term | None], set[str]] = {}
+    for e in edges:
+        src, dst = order[e]
+        if src is None and dst is None:
+            continue
+        forward = src is None or src == e.subject
+        end = None if isinstance(e.object, str) else e.object
+        key = (src, forward, e.predicate, end if forward else None)
+        if src is None:
+            key = (None, True, e.predicate, e.subject)  # type: ignore[assignment]
+        steps.setdefault(key, set()).update([dst] if dst in sources else [])
+    leaving: dict[str | None, list[tuple[bool, ox.NamedNode | None, Term | None, set[str]]]] = {}
+    for (src, forward, predicate, end), targets in steps.items():
+        leaving.setdefault(src, []).append((forward, predicate, end, targets))
+
     memo: dict[tuple[object, object, object], list[ox.Triple]] = {}
-    leaving: dict[str, list[Edge]] = {}
     found: set[ox.Triple] = set()
     reached: dict[str, set[Term]] = {}
     todo: list[tuple[str, Term]] = []
-
-    def fetch_once(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        key = (s, p, o)
-        if key not in memo:
-            memo[key] = list(fetch(s, p, o))
-        return memo[key]
 
     def reach(variable: str, node: Term) -> None:
         bucket = reached.setdefault(variable, set())
@@ -307,31 +321,24 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
             bucket.add(node)
             todo.append((variable, node))
 
-    def follow(e: Edge, node: Term, forward: bool) -> None:
+    def follow(node: Term, forward: bool, predicate: ox.NamedNode | None, end: Term | None, targets: set[str]) -> None:
         if forward and isinstance(node, ox.Literal):
             return
-        if forward:
-            target = None if isinstance(e.object, str) else e.object
-            triples = fetch_once(node, e.predicate, target)  # type: ignore[arg-type]
-        else:
-            triples = fetch_once(None, e.predicate, node)
-        dst = order[e][1]
-        for t in triples:
-            found.add(t)
-            if dst is not None:
-                reach(dst, t.object if forward else t.subject)  # type: ignore[arg-type]
+        key = (node, predicate, end) if forward else (None, predicate, node)
+        triples = memo.get(key)
+        if triples is None:
+            triples = memo[key] = list(fetch(*key))  # type: ignore[arg-type]
+        found.update(triples)
+        for target in targets:
+            for t in triples:
+                reach(target, t.object if forward else t.subject)  # type: ignore[arg-type]
 
-    for e in edges:
-        src = order[e][0]
-        if src is not None:
-            leaving.setdefault(src, []).append(e)
     for node in focus:
         reach("?this", node)
-    for e in edges:
-        if order[e][0] is None and order[e][1] is not None:  # from a constant subject
-            follow(e, e.subject, True)  # type: ignore[arg-type]
+    for forward, predicate, subject, targets in leaving.get(None, ()):  # from a constant subject
+        follow(subject, forward, predicate, None, targets)  # type: ignore[arg-type]
     while todo:
         variable, node = todo.pop()
-        for e in leaving.get(variable, ()):
-            follow(e, node, e.subject == variable)
+        for step in leaving.get(variable, ()):
+            follow(node, *step)
     return found
