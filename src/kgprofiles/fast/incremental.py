@@ -63,18 +63,19 @@ class LoadPlan:
 
 class DataView:
     """The data as it will be after the load: the store's file graphs, less the replaced ones,
-    plus the new files' triples. The new triples are held twice, as stored (in a small in-memory
-    store: literals in their canonical form) and as parsed (``raw``); the replaced graphs' triples
-    once (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
+    plus the new files' triples. The new triples are held twice, as stored (``new``: literals in
+    the store's canonical form) and as parsed (``raw``); the replaced graphs' triples once
+    (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
 
     def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
         self.store = store
         self.prefix = prefix
         self.replaced = {ox.NamedNode(f.graph) for f in files}
-        self.new = ox.Store()
-        self.new.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for f in files for t in f.triples)
-        self.new_triples = [q.triple for q in self.new.quads_for_pattern(None, None, None, ox.DefaultGraph())]
         self.raw = TripleIndex(t for f in files for t in f.triples)
+        stored = _stored_forms(self.raw.triples)
+        same = len(stored) == len(self.raw) and set(stored) == set(self.raw.triples)  # no literal rewritten
+        self.new = self.raw if same else TripleIndex(stored)
+        self.new_triples = self.new.triples
         self.old = TripleIndex(q.triple for g in self.replaced for q in store.quads_for_pattern(None, None, None, g))
         self._new_datatypes: set[str] | None = None
         self._graphs: dict[object, bool] = {}
@@ -117,7 +118,7 @@ class DataView:
     def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
         """Triples of the data after the load matching the pattern (None: any), all as stored."""
         found = self._kept(s, p, o)
-        found.update(dict.fromkeys(q.triple for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph())))
+        found.update(dict.fromkeys(self.new.match(s, p, o)))
         return list(found)
 
     def fetch_raw(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
@@ -131,8 +132,8 @@ class DataView:
         return self.old.match(s, p, o)
 
     def first(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> ox.Triple | None:
-        for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph()):
-            return q.triple
+        for t in self.new.match(s, p, o):
+            return t
         for q in self.store.quads_for_pattern(s, p, o, None):
             if self._keep(q.graph_name):
                 return q.triple
@@ -142,7 +143,7 @@ class DataView:
         """Whether the data after the load may have triples with ``predicate``: False only if
         neither the new files nor the kept file graphs have one (a predicate found only outside
         them, in the first ``scan`` triples, counts as possibly used: the look-up stays short)."""
-        for _ in self.new.quads_for_pattern(None, predicate, None, ox.DefaultGraph()):
+        if self.new.match(None, predicate, None):
             return True
         for i, q in enumerate(self.store.quads_for_pattern(None, predicate, None, None)):
             if i == scan or self._keep(q.graph_name):
@@ -155,9 +156,9 @@ class DataView:
         predicate only if some file graph the load keeps points at ``node`` (not for the nodes
         only the new files name, most of a load's)."""
         found: dict[ox.NamedNode, ox.Triple] = {}
-        for q in self.new.quads_for_pattern(None, None, node, ox.DefaultGraph()):
-            if q.predicate in predicates:
-                found.setdefault(q.predicate, q.triple)
+        for t in self.new.match(None, None, node):
+            if t.predicate in predicates:
+                found.setdefault(t.predicate, t)
         if len(found) == len(predicates) or not self._in_kept(node, 1):
             return list(found.values())
         for p in predicates:
@@ -289,11 +290,12 @@ def _may_touch(quads: Iterable[ox.Quad], touched: set[Term], linked: set[Term]) 
             yield q
 
 
-def _stored_forms(quads: Iterable[ox.Quad]) -> set[ox.Triple]:
-    """The triples as a store keeps them (literals in its canonical form), like the inferred graph."""
+def _stored_forms(quads: Iterable[ox.Triple | ox.Quad]) -> list[ox.Triple]:
+    """The triples as a store keeps them (literals in its canonical form), like the inferred
+    graph; each once, in the store's order."""
     scratch = ox.Store()
     scratch.extend(ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads)
-    return {q.triple for q in scratch}
+    return [q.triple for q in scratch]
 
 
 def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple[set[Term], set[Term]]:

@@ -310,7 +310,7 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
     for (src, forward, predicate, end), targets in steps.items():
         leaving.setdefault(src, []).append((forward, predicate, end, targets))
 
-    memo: dict[tuple[object, object, object], list[ox.Triple]] = {}
+    memo: dict[tuple[Term | None, ox.NamedNode | None, Term | None], list[ox.Triple]] = {}
     found: set[ox.Triple] = set()
     reached: dict[str, set[Term]] = {}
     todo: list[tuple[str, Term]] = []
@@ -321,13 +321,22 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
             bucket.add(node)
             todo.append((variable, node))
 
+    def fetched(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        key = (s, p, o)
+        triples = memo.get(key)
+        if triples is None:
+            if s is not None and (p is not None or o is not None):  # a node's out-edges: one look-up for all
+                out = fetched(s, None, None)
+                triples = [t for t in out if (p is None or t.predicate == p) and (o is None or t.object == o)]
+            else:
+                triples = list(fetch(s, p, o))
+            memo[key] = triples
+        return triples
+
     def follow(node: Term, forward: bool, predicate: ox.NamedNode | None, end: Term | None, targets: set[str]) -> None:
         if forward and isinstance(node, ox.Literal):
             return
-        key = (node, predicate, end) if forward else (None, predicate, node)
-        triples = memo.get(key)
-        if triples is None:
-            triples = memo[key] = list(fetch(*key))  # type: ignore[arg-type]
+        triples = fetched(node, predicate, end) if forward else fetched(None, predicate, node)
         found.update(triples)
         for target in targets:
             for t in triples:
