@@ -9,10 +9,14 @@ other file graphs plus the new files) and recomputes the whole inferred graph. H
   ontology) in memory, and only results located in the new files are kept, as the reference does.
 - **Inference**: an inferred triple can only change if one of its derivations uses a triple the
   load adds or removes (or if it is one of them). Those triples have both ends among the nodes of
-  the changed triples, their owl:sameAs classes and the ends of property-chain paths through them
-  (``touched``). The closure is computed on the data around those nodes (their out-edges, one
-  in-edge per predicate for the types it implies, chain paths, sameAs classes) and compared, on
-  the touched triples only, with the stored inferred graph: the difference is the patch.
+  the changed triples, their owl:sameAs classes and the ends of property-chain paths through any
+  of them, with those ends' classes in turn (``touched``: a chain may run through another name of
+  a class). The closure is computed on the data around those nodes (their out-edges, one in-edge
+  per predicate for the types it implies, chain paths, sameAs classes) and compared, on the
+  touched triples only, with the stored inferred graph: the difference is the patch.
+
+The data after the load is read through ``load_view.DataView``, whose look-ups cost what their
+answers cost, so a load of N files takes time in N, not N squared.
 
 Anything the patch cannot decide alone (a datatype coming into or going out of use, which changes
 owlrl's datatype disjointness axioms for the whole graph; the rules falling back to owlrl) makes
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -32,10 +36,10 @@ from rdflib import Graph, URIRef
 
 from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import XSD_STRING, rdflib_form
+from kgprofiles.fast.load_view import DataView, stored_forms
 from kgprofiles.fast.reach import neighbourhood, plan_edges
 from kgprofiles.fast.rules import RulesPlan, compile_rules, nt
 from kgprofiles.fast.stores import as_ox_store
-from kgprofiles.fast.triple_index import TripleIndex
 from kgprofiles.fast.validation import compile_shapes, validate_triples
 from kgprofiles.ingest import SourceFile
 from kgprofiles.validate import ValidationReport, locate_subjects
@@ -59,129 +63,6 @@ class LoadPlan:
     full_inference: bool = False
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-class DataView:
-    """The data as it will be after the load: the store's file graphs, less the replaced ones,
-    plus the new files' triples. The new triples are held twice, as stored (``new``: literals in
-    the store's canonical form) and as parsed (``raw``); the replaced graphs' triples once
-    (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
-
-    def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
-        self.store = store
-        self.prefix = prefix
-        self.replaced = {ox.NamedNode(f.graph) for f in files}
-        self.raw = TripleIndex(t for f in files for t in f.triples)
-        stored = _stored_forms(self.raw.triples)
-        same = len(stored) == len(self.raw) and set(stored) == set(self.raw.triples)  # no literal rewritten
-        self.new = self.raw if same else TripleIndex(stored)
-        self.new_triples = self.new.triples
-        self.old = TripleIndex(q.triple for g in self.replaced for q in store.quads_for_pattern(None, None, None, g))
-        self._new_datatypes: set[str] | None = None
-        self._graphs: dict[object, bool] = {}
-        self._mentioned: tuple[dict[Term, bool], dict[Term, bool]] = ({}, {})
-
-    def _keep(self, graph: object) -> bool:
-        """Whether ``graph`` is a file graph the load keeps (remembered for each graph)."""
-        known = self._graphs.get(graph)
-        if known is None:
-            known = self._graphs[graph] = (
-                isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
-            )
-        return known
-
-    def _kept(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> dict[ox.Triple, None]:
-        """The store's triples in the kept file graphs matching the pattern. Not asked at all
-        for a subject or object no kept graph holds in that place (every node only the new
-        files name, the most of a load's look-ups)."""
-        if (s is not None and not self._in_kept(s, 0)) or (o is not None and not self._in_kept(o, 1)):
-            return {}
-        keep = self._keep
-        return {q.triple: None for q in self.store.quads_for_pattern(s, p, o, None) if keep(q.graph_name)}
-
-    def _in_kept(self, node: Term, place: int, scan: int = 64) -> bool:
-        """Whether a kept file graph has ``node`` as a subject (``place`` 0) or as an object (1),
-        remembered for each node. True, too, when the first ``scan`` triples are all elsewhere
-        (then it may: the look-up stays short for a node in many triples)."""
-        known = self._mentioned[place].get(node)
-        if known is None:
-            known = False
-            if place == 1 or not isinstance(node, ox.Literal):
-                pattern = (node, None, None, None) if place == 0 else (None, None, node, None)
-                for i, q in enumerate(self.store.quads_for_pattern(*pattern)):
-                    if i == scan or self._keep(q.graph_name):
-                        known = True
-                        break
-            self._mentioned[place][node] = known
-        return known
-
-    def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        """Triples of the data after the load matching the pattern (None: any), all as stored."""
-        found = self._kept(s, p, o)
-        found.update(dict.fromkeys(self.new.match(s, p, o)))
-        return list(found)
-
-    def fetch_raw(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        """The same, with the new files' triples as parsed (as the reference validates them)."""
-        found = self._kept(s, p, o)
-        found.update(dict.fromkeys(self.raw.match(s, p, o)))
-        return list(found)
-
-    def fetch_old(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        """Triples of the replaced graphs (the data before the load) matching the pattern, as stored."""
-        return self.old.match(s, p, o)
-
-    def first(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> ox.Triple | None:
-        for t in self.new.match(s, p, o):
-            return t
-        for q in self.store.quads_for_pattern(s, p, o, None):
-            if self._keep(q.graph_name):
-                return q.triple
-        return None
-
-    def may_use(self, predicate: ox.NamedNode, scan: int = 64) -> bool:
-        """Whether the data after the load may have triples with ``predicate``: False only if
-        neither the new files nor the kept file graphs have one (a predicate found only outside
-        them, in the first ``scan`` triples, counts as possibly used: the look-up stays short)."""
-        if self.new.match(None, predicate, None):
-            return True
-        for i, q in enumerate(self.store.quads_for_pattern(None, predicate, None, None)):
-            if i == scan or self._keep(q.graph_name):
-                return True
-        return False
-
-    def first_into(self, node: Term, predicates: Collection[ox.NamedNode]) -> list[ox.Triple]:
-        """For each of ``predicates`` that has one, a triple of the data after the load with that
-        predicate into ``node`` (the new files' first). The store is asked predicate by
-        predicate only if some file graph the load keeps points at ``node`` (not for the nodes
-        only the new files name, most of a load's)."""
-        found: dict[ox.NamedNode, ox.Triple] = {}
-        for t in self.new.match(None, None, node):
-            if t.predicate in predicates:
-                found.setdefault(t.predicate, t)
-        if len(found) == len(predicates) or not self._in_kept(node, 1):
-            return list(found.values())
-        for p in predicates:
-            if p not in found:
-                for q in self.store.quads_for_pattern(None, p, node, None):
-                    if self._keep(q.graph_name):
-                        found[p] = q.triple
-                        break
-        return list(found.values())
-
-    def elsewhere(self, t: ox.Triple) -> bool:
-        """Whether ``t`` is in a file graph that the load keeps."""
-        return any(
-            self._keep(q.graph_name) for q in self.store.quads_for_pattern(t.subject, t.predicate, t.object, None)
-        )
-
-    def new_datatypes(self) -> set[str]:
-        """The datatype keys (``_datatype_keys``) of the new triples' literals, computed once."""
-        if self._new_datatypes is None:
-            self._new_datatypes = {
-                d for t in self.new_triples if isinstance(t.object, ox.Literal) for d in _datatype_keys(t.object)
-            }
-        return self._new_datatypes
 
 
 def plan_load(
@@ -256,7 +137,7 @@ def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPl
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
         return
-    derived = _stored_forms(_may_touch(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES), touched, linked))
+    derived = stored_forms(_may_touch(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES), touched, linked))
     after = {t for t in derived if _touches(t, touched, linked)}
     before = {
         q.triple
@@ -288,14 +169,6 @@ def _may_touch(quads: Iterable[ox.Quad], touched: set[Term], linked: set[Term]) 
     for q in quads:
         if q.subject in touched or q.object in linked or (linked and isinstance(q.object, ox.Literal)):
             yield q
-
-
-def _stored_forms(quads: Iterable[ox.Triple | ox.Quad]) -> list[ox.Triple]:
-    """The triples as a store keeps them (literals in its canonical form), like the inferred
-    graph; each once, in the store's order."""
-    scratch = ox.Store()
-    scratch.extend(ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads)
-    return [q.triple for q in scratch]
 
 
 def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple[set[Term], set[Term]]:
@@ -449,22 +322,21 @@ def _datatypes_in_use(
                 plan.notes.append(f"inferred graph recomputed in full: {d} may come into use")
                 return None
     going = {(t.predicate, d) for t in removed for d in datatypes(t)}  # each asked once
+    new_keys = {d for t in view.new_triples if isinstance(t.object, ox.Literal) for d in _datatype_keys(t.object)}
     for predicate, d in sorted(going, key=str):
-        if not _still_used(view, predicate, d):
+        if d not in new_keys and not _still_used(view, predicate, d):
             plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
             return None
     return in_use
 
 
 def _still_used(view: DataView, predicate: ox.NamedNode, datatype: str) -> bool:
-    """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains, looking
-    first among the objects of the same predicate (found at once in practice)."""
-    if datatype in view.new_datatypes():
-        return True
-    for q in view.store.quads_for_pattern(None, predicate, None, None):
-        if view._keep(q.graph_name) and isinstance(q.object, ox.Literal) and datatype in _datatype_keys(q.object):
-            return True
-    return False
+    """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains in the kept
+    file graphs, looking among the objects of the same predicate (found at once in practice)."""
+    return any(
+        isinstance(t.object, ox.Literal) and datatype in _datatype_keys(t.object)
+        for t in view.kept_triples(None, predicate, None)
+    )
 
 
 def _datatype_keys(literal: ox.Literal) -> set[str]:
