@@ -267,21 +267,28 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
         for link in _same_as_links(view, around):  # type: ignore[arg-type]
             triples[link] = None
     typing = {p for p in _typing_predicates(rules) if view.may_use(p)}
-    elements = _chain_predicates(rules)
+    elements = set(_chain_predicates(rules))
+    out_edges: dict[Term, list[ox.Triple]] = {}
+
+    def out(node: Term) -> list[ox.Triple]:  # a node's out-edges, read once
+        found = out_edges.get(node)
+        if found is None:
+            found = out_edges[node] = [] if isinstance(node, ox.Literal) else view.fetch(node, None, None)
+        return found
+
     for node in touched:
-        if not isinstance(node, ox.Literal):
-            triples.update(dict.fromkeys(view.fetch(node, None, None)))
+        mine = out(node)
+        triples.update(dict.fromkeys(mine))
         triples.update(dict.fromkeys(view.first_into(node, typing)))
-        if isinstance(node, ox.Literal):
+        if isinstance(node, ox.Literal) or not elements:
             continue
-        for p in elements:
+        for p in elements:  # chain links into the node, and their middle nodes
             for t in view.fetch(None, p, node):
                 triples[t] = None
-                triples.update(dict.fromkeys(view.fetch(t.subject, None, None)))  # the chain's middle node
-            for t in view.fetch(node, p, None):
-                triples[t] = None
-                if not isinstance(t.object, ox.Literal):
-                    triples.update(dict.fromkeys(view.fetch(t.object, None, None)))
+                triples.update(dict.fromkeys(out(t.subject)))
+        for t in mine:  # chain links out of the node, and their far ends
+            if t.predicate in elements:
+                triples.update(dict.fromkeys(out(t.object)))  # type: ignore[arg-type]
     return list(triples)
 
 

@@ -32,9 +32,7 @@ class DataView:
         self.prefix = prefix
         self.replaced = {ox.NamedNode(f.graph) for f in files}
         self.raw = TripleIndex(t for f in files for t in f.triples)
-        stored = stored_forms(self.raw.triples)
-        same = len(stored) == len(self.raw) and set(stored) == set(self.raw.triples)  # no literal rewritten
-        self.new = self.raw if same else TripleIndex(stored)
+        self.new = self.raw if _kept_as_parsed(self.raw.triples) else TripleIndex(stored_forms(self.raw.triples))
         self.new_triples = self.new.triples
         self.old = TripleIndex(q.triple for g in self.replaced for q in store.quads_for_pattern(None, None, None, g))
         self._graphs: dict[object, bool] = {}
@@ -126,9 +124,15 @@ class DataView:
 
     def elsewhere(self, t: ox.Triple) -> bool:
         """Whether ``t`` is in a file graph that the load keeps."""
-        return any(
+        return self._in_kept(t.subject, 0) and any(  # type: ignore[arg-type]
             self._keep(q.graph_name) for q in self.store.quads_for_pattern(t.subject, t.predicate, t.object, None)
         )
+
+
+def _kept_as_parsed(triples: Sequence[ox.Triple]) -> bool:
+    """Whether a store keeps every literal object of ``triples`` as parsed (the usual case)."""
+    literals = [t for t in triples if isinstance(t.object, ox.Literal)]
+    return set(stored_forms(literals)) == set(literals)
 
 
 def stored_forms(quads: Iterable[ox.Triple | ox.Quad]) -> list[ox.Triple]:

@@ -321,17 +321,22 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
             bucket.add(node)
             todo.append((variable, node))
 
+    out_edges: dict[Term, dict[ox.NamedNode, list[ox.Triple]]] = {}
+
     def fetched(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        if s is not None and p is not None:  # a node's out-edges: one look-up for all, by predicate
+            by_predicate = out_edges.get(s)
+            if by_predicate is None:
+                by_predicate = out_edges[s] = {}
+                for t in fetched(s, None, None):
+                    by_predicate.setdefault(t.predicate, []).append(t)
+            triples = by_predicate.get(p, [])
+            return triples if o is None else [t for t in triples if t.object == o]
         key = (s, p, o)
-        triples = memo.get(key)
-        if triples is None:
-            if s is not None and (p is not None or o is not None):  # a node's out-edges: one look-up for all
-                out = fetched(s, None, None)
-                triples = [t for t in out if (p is None or t.predicate == p) and (o is None or t.object == o)]
-            else:
-                triples = list(fetch(s, p, o))
-            memo[key] = triples
-        return triples
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = list(fetch(s, p, o))
+        return found
 
     def follow(node: Term, forward: bool, predicate: ox.NamedNode | None, end: Term | None, targets: set[str]) -> None:
         if forward and isinstance(node, ox.Literal):
