@@ -1,4 +1,5 @@
-"""Shared fixtures: the project settings, and the one setting that says where real data lives."""
+"""Shared fixtures: the project settings, the one setting that says where real data lives, and the
+Hypothesis profiles the property tests run under."""
 
 from __future__ import annotations
 
@@ -6,11 +7,48 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from kgprofiles.config import Settings, load_settings
 
 pytest_plugins = ["servers"]  # the oxigraph_server fixture (tests/servers.py)
 ROOT = Path(__file__).resolve().parents[1]
+
+# Hypothesis profiles (README, "Property tests"). ``ci``: the same examples on every run
+# (derandomised), a modest number; the default when the CI environment variable is set. ``dev``:
+# the same number, drawn at random (the default elsewhere). ``nightly``: ten times as many, at
+# random; run it by name: ``pytest --hypothesis-profile=nightly tests/test_fast_load.py``. A
+# property test states its number for ci through ``examples(n)``, so every profile scales it.
+# A failing case any profile finds is pinned with ``@example`` on the test.
+_SLOW_IS_FINE = [HealthCheck.too_slow, HealthCheck.data_too_large]
+_CI_EXAMPLES = 100
+hypothesis_settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    max_examples=_CI_EXAMPLES,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SLOW_IS_FINE,
+)
+for _name, _factor in (("dev", 1), ("nightly", 10)):
+    hypothesis_settings.register_profile(
+        _name,
+        derandomize=False,
+        max_examples=_factor * _CI_EXAMPLES,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=_SLOW_IS_FINE,
+    )
+hypothesis_settings.load_profile("ci" if "CI" in os.environ else "dev")  # set, even empty: as Hypothesis reads it
+
+
+def examples(ci: int) -> int:
+    """How many examples a property test runs: ``ci`` under the ci and dev profiles, scaled with
+    the profile's ``max_examples`` under the others (ten times as many under nightly). Read when
+    the test module is imported, after ``--hypothesis-profile`` has been applied."""
+    return max(1, round(ci * hypothesis_settings.default.max_examples / _CI_EXAMPLES))
 
 
 def realdata_dir() -> Path:
@@ -18,11 +56,25 @@ def realdata_dir() -> Path:
     return Path(os.environ.get("KGPROFILES_REALDATA", ROOT.parent / "shared" / "realdata")).resolve()
 
 
+def seed_dir() -> Path:
+    """Where ../shared/seed (the reference page) is: KGPROFILES_SEED, or the default beside the checkout."""
+    return Path(os.environ.get("KGPROFILES_SEED", ROOT.parent / "shared" / "seed")).resolve()
+
+
 def require_realdata(*parts: str) -> Path:
     """The path under realdata/, or a skip that says why; a failure under KGPROFILES_REQUIRE_REALDATA=1."""
-    path = realdata_dir().joinpath(*parts)
+    return _required(realdata_dir().joinpath(*parts), "real data", "KGPROFILES_REALDATA")
+
+
+def require_seed(*parts: str) -> Path:
+    """The path under seed/, with the same rule: a skip that says why, a failure under
+    KGPROFILES_REQUIRE_REALDATA=1."""
+    return _required(seed_dir().joinpath(*parts), "the seed page", "KGPROFILES_SEED")
+
+
+def _required(path: Path, what: str, setting: str) -> Path:
     if not path.exists():
-        reason = f"real data not found at {path} (set KGPROFILES_REALDATA to its directory)"
+        reason = f"{what} not found at {path} (set {setting} to its directory)"
         if os.environ.get("KGPROFILES_REQUIRE_REALDATA") == "1":
             pytest.fail(reason)
         pytest.skip(reason)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kgprofiles.config import Settings
-from kgprofiles.errors import InputError
+from kgprofiles.errors import InputError, ValidationFailed
 from kgprofiles.pipeline import DataRejected, build, load
 from kgprofiles.store.generations import generations_dir
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -175,3 +175,17 @@ def test_a_fast_load_leaves_the_same_store_as_a_reference_load(project: Settings
     for settings, reference in ((project, False), (other, True)):
         load(settings, [path], reference=reference)
     assert canonical_dump(project.store) == canonical_dump(other.store)
+
+
+def test_a_load_that_recomputes_inference_in_full_refuses_inconsistent_data(project: Settings, tmp_path: Path) -> None:
+    """An ill-typed xsd:double no shape checks: owlrl finds it inconsistent, and xsd:double is new
+    to the store, so the inferred graph is recomputed in full."""
+    build(project)
+    before = canonical_dump(project.store)
+    path = tmp_path / "ill-typed.nt"
+    path.write_text(
+        '<http://example.org/thing> <http://example.org/p> "abc"^^<http://www.w3.org/2001/XMLSchema#double> .\n'
+    )
+    with pytest.raises(ValidationFailed, match="inconsistent"):
+        load(project, [path])
+    assert canonical_dump(project.store) == before

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from conftest import ROOT
+from conftest import ROOT, examples
 from kgprofiles.config import Settings
 from kgprofiles.fast.inference import infer_into, infer_triples
 from kgprofiles.fast.rules import compile_rules
@@ -87,7 +87,7 @@ same_as_links = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60))
 @given(triples=graphs(), links=same_as_links)
 def test_generated_graphs(
     triples: list[ox.Triple], links: list[tuple[ox.NamedNode, ox.NamedNode]], ontology: Graph
@@ -96,7 +96,38 @@ def test_generated_graphs(
     check(triples, ontology, fallback=needs_owlrl(triples))
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+RDF_FIRST = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#first")
+RDF_REST = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#rest")
+RDF_NIL = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#nil")
+
+
+@st.composite
+def with_a_list(draw: st.DrawFn) -> list[ox.Triple]:
+    """A generated graph and an RDF list of its nodes and literals, held by one of its nodes: a
+    list alone (no OWL term pointing at it) triggers no rule of its own, so no owlrl."""
+    triples = draw(graphs(max_statements=20))
+    items = draw(st.lists(st.sampled_from([*NODES, *PEOPLE, ox.Literal("item"), typed("7", "integer")]), max_size=6))
+    cells = [ox.BlankNode(f"list{i}") for i in range(len(items))]
+    for i, (cell, item) in enumerate(zip(cells, items, strict=True)):
+        triples.append(ox.Triple(cell, RDF_FIRST, item))
+        triples.append(ox.Triple(cell, RDF_REST, cells[i + 1] if i + 1 < len(cells) else RDF_NIL))
+    holder = draw(st.sampled_from(NODES))
+    triples.append(
+        ox.Triple(
+            holder, draw(st.sampled_from([kgp("topic"), kgp("holds"), kgp("work")])), cells[0] if cells else RDF_NIL
+        )
+    )
+    return list(dict.fromkeys(triples))
+
+
+@settings(max_examples=examples(20))
+@given(triples=with_a_list())
+def test_lists_in_the_data_are_compiled(triples: list[ox.Triple], ontology: Graph) -> None:
+    """A long list in a file used to send the whole closure to owlrl (rdf:first counted as schema)."""
+    check(triples, ontology, fallback=needs_owlrl(triples))
+
+
+@settings(max_examples=examples(15))
 @given(triples=graphs(unfaithful=True, max_statements=20))
 def test_literals_in_rdflib_form(triples: list[ox.Triple], ontology: Graph) -> None:
     """The inferred copies of a literal are written as rdflib writes it ("2019-06-01Z" → "2019-06-01")."""
@@ -138,7 +169,7 @@ kgp:about a owl:TransitiveProperty .
 """
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(8))
 @given(triples=graphs(max_statements=20))
 def test_an_ontology_it_cannot_compile_falls_back_to_owlrl(triples: list[ox.Triple], ontology: Graph) -> None:
     extended = Graph()

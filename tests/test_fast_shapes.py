@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 
-from conftest import ROOT
+from conftest import ROOT, examples
 from kgprofiles.config import Settings
 from kgprofiles.fast.validation import compile_shapes, validate_store, validate_triples
 from kgprofiles.ingest import parse_files
@@ -99,8 +99,6 @@ def test_seed_data_on_a_store_with_a_graph_per_file(settings: Settings, shapes: 
 
 def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, ontology: Graph) -> None:
     generator = ROOT / "bench" / "generate.py"
-    if not generator.exists():
-        pytest.skip("bench/generate.py is not there yet")
     out = tmp_path / "synthetic"
     subprocess.run(
         [sys.executable, str(generator), "--people", "40", "--seed", "3", "--out", str(out)],
@@ -116,7 +114,7 @@ def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, o
     assert reference.results  # the synthetic people have no Wikidata links: warnings to compare
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60))
 @given(triples=graphs())
 def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
@@ -125,7 +123,7 @@ def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Gra
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15))
 @given(triples=graphs(unfaithful=True, max_statements=15))
 def test_literals_the_store_rewrites_fall_back(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
@@ -154,7 +152,7 @@ ex:Supported a sh:NodeShape ; sh:targetClass kgp:Person ;
 """
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(15))
 @given(triples=graphs(max_statements=25))
 def test_unsupported_shapes_fall_back_to_pyshacl(triples: list[ox.Triple], ontology: Graph) -> None:
     shapes = Graph().parse(data=UNSUPPORTED_SHAPES, format="turtle")
@@ -181,7 +179,7 @@ def test_a_store_rewriting_a_literal_is_noticed(shapes: Graph, ontology: Graph) 
     assert "1.50" in {r.value for r in fast.report.results}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(25))
 @given(triples=graphs(), from_raw=st.booleans())
 def test_sparql_constraints_on_an_in_memory_footprint(
     triples: list[ox.Triple], from_raw: bool, shapes: Graph, ontology: Graph
@@ -236,4 +234,39 @@ def test_every_sparql_footprint_comes_from_one_pass_over_the_data(
         validation.NARROW_ABOVE = narrow_above
     assert passes == 1
     reference = validate_files(files, settings)
+    assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)
+
+
+NAMED_PROPERTY_SHAPES = """
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix ex: <http://example.org/shapes#> .
+ex:Person a sh:NodeShape ; sh:targetClass ex:P ;
+    sh:property ex:Person-name ;
+    sh:property [ sh:path ex:address ; sh:property ex:Person-address-city ] .
+ex:Person-name sh:path ex:name ; sh:maxCount 1 .
+ex:Person-address-city sh:path ex:city ; sh:minCount 1 .
+"""
+
+
+def test_a_shape_that_falls_back_keeps_the_results_of_its_named_property_shapes(ontology: Graph) -> None:
+    """pyshacl names a named property shape as the source of its results, nested or not; the
+    fallback keeps them (it used to keep only results named after the top-level shape)."""
+    ex = "http://example.org/shapes#"
+    someone, home = ox.NamedNode(ex + "someone"), ox.NamedNode(ex + "home")
+    triples = [
+        ox.Triple(someone, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), ox.NamedNode(ex + "P")),
+        ox.Triple(someone, ox.NamedNode(ex + "name"), ox.Literal("A")),
+        ox.Triple(someone, ox.NamedNode(ex + "name"), ox.Literal("B")),
+        ox.Triple(someone, ox.NamedNode(ex + "address"), home),
+    ]
+    shapes = Graph().parse(data=NAMED_PROPERTY_SHAPES, format="turtle")
+
+    fast = validate_triples(triples, shapes, ontology)
+
+    assert fast.notes, "the shapes have no sh:message: pyshacl runs them"
+    reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    assert {(r.shape, r.constraint) for r in fast.report.results} == {
+        (f"<{ex}Person-name>", "MaxCount"),
+        (f"<{ex}Person-address-city>", "MinCount"),
+    }
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from conftest import require_seed
 from kgprofiles.profiles import Ambiguous, NotFound, Views
 from kgprofiles.render import json as json_view
 from kgprofiles.render import markdown, superscript, text
 from seed_page import read_seed_page, related_name_and_reason, timeline_date
 
 GOLDEN = Path(__file__).parent / "golden"
-SEED_PAGE = Path(__file__).resolve().parents[2] / "shared" / "seed" / "profile-horace-he.txt"
 
 
 @pytest.fixture(scope="module")
 def seed():
-    if not SEED_PAGE.exists():
-        pytest.skip(f"the reference page is not at {SEED_PAGE}")
-    return read_seed_page(SEED_PAGE)
+    """The reference page, read through the real-data setting (a skip, or a failure under
+    KGPROFILES_REQUIRE_REALDATA=1, where it is absent)."""
+    return read_seed_page(require_seed("profile-horace-he.txt"))
 
 
 @pytest.fixture(scope="module")

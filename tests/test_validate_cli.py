@@ -118,6 +118,21 @@ def test_a_relative_iri_under_the_files_own_base_points_at_file_and_line(cli: Ru
     )
 
 
+def test_a_violation_5000_blank_nodes_deep_points_at_the_outer_subject(cli: Run, tmp_path: Path) -> None:
+    """The innermost of 5,000 nested ``[ ]`` is a role with nothing else: its violations point
+    at the line of the person that holds the outermost one."""
+    from test_ingest_lines import nested_brackets
+
+    path = tmp_path / "nested.ttl"
+    path.write_text(nested_brackets(5000, innermost="[ a kgp:Role ]"))
+
+    result = cli("validate", str(path), "--format", "json")
+
+    assert result.exit_code == 1
+    roles = [r for r in json.loads(result.stdout)["results"] if r["shape"] == "kgs:RoleShape"]
+    assert roles and {(r["file"], r["line"]) for r in roles} == {(str(path), 3)}
+
+
 ########################################################################### warnings
 
 
@@ -224,8 +239,7 @@ def test_json_format_of_the_seed_data_conforms(cli: Run) -> None:
 def run_installed(*args: str) -> subprocess.CompletedProcess[str]:
     """The `kgprofiles` console script installed beside this interpreter."""
     script = Path(sys.executable).parent / "kgprofiles"
-    if not script.exists():
-        pytest.skip(f"no console script at {script} (package not installed in this environment)")
+    assert script.exists(), f"no console script at {script}: install the package (make .venv/.installed-test)"
     return subprocess.run([str(script), *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
 
 

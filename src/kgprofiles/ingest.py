@@ -236,19 +236,27 @@ def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequ
             mentions.setdefault(iri, number)
     for iri, number in mentions.items():
         lines.setdefault(iri, number)
-    # Blank nodes: the line of the subject that holds them.
-    changed = any(isinstance(t.object, ox.BlankNode) for t in triples)
-    while changed:
-        changed = False
-        for t in triples:
-            if not isinstance(t.object, ox.BlankNode):
-                continue
-            key_o = _key(t.object)
-            key_s = _key(t.subject)
-            if key_o not in lines and key_s in lines:
-                lines[key_o] = lines[key_s]
-                changed = True
+    _locate_blank_nodes(triples, lines)
     return lines
+
+
+def _locate_blank_nodes(triples: Sequence[ox.Triple], lines: dict[str, int]) -> None:
+    """Give each blank node the line of the located subject that holds it, nearest first (fewest
+    steps through other blank nodes; ties: the holder's first triple in the file). One pass over
+    the triples and one over the blank nodes, however deep ``[ ]`` nest or long lists run."""
+    held: dict[str, list[str]] = {}
+    for t in triples:
+        if isinstance(t.object, ox.BlankNode):
+            held.setdefault(_key(t.subject), []).append("_:" + t.object.value)  # type: ignore[arg-type]
+    frontier = [holder for holder in held if holder in lines]
+    while frontier:
+        reached = []
+        for holder in frontier:
+            for blank in held.get(holder, ()):
+                if blank not in lines:
+                    lines[blank] = lines[holder]
+                    reached.append(blank)
+        frontier = reached
 
 
 def _key(term: object) -> str | None:

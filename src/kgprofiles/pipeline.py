@@ -509,7 +509,9 @@ def _load_fast(
 
             asserted = len(kept) + sum(len(f.triples) for f in files) + len(ontology)
             budget = Budget.for_inference(settings.limits, asserted)
-            graphs[INFERRED_GRAPH] = list(infer_triples(raw, ontology, budget=budget).triples or ())
+            inference = infer_triples(raw, ontology, budget=budget)
+            _refuse_inconsistent(inference.inconsistencies)
+            graphs[INFERRED_GRAPH] = list(inference.triples or ())
         elif has_blank_nodes(patch):
             current = {q.triple for q in target.quads(INFERRED_GRAPH)}
             current.difference_update(plan.inferred_remove)

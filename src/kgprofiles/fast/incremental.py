@@ -9,10 +9,14 @@ other file graphs plus the new files) and recomputes the whole inferred graph. H
   ontology) in memory, and only results located in the new files are kept, as the reference does.
 - **Inference**: an inferred triple can only change if one of its derivations uses a triple the
   load adds or removes (or if it is one of them). Those triples have both ends among the nodes of
-  the changed triples, their owl:sameAs classes and the ends of property-chain paths through them
-  (``touched``). The closure is computed on the data around those nodes (their out-edges, one
-  in-edge per predicate for the types it implies, chain paths, sameAs classes) and compared, on
-  the touched triples only, with the stored inferred graph: the difference is the patch.
+  the changed triples, their owl:sameAs classes and the ends of property-chain paths through any
+  of them, with those ends' classes in turn (``touched``: a chain may run through another name of
+  a class). The closure is computed on the data around those nodes (their out-edges, one in-edge
+  per predicate for the types it implies, chain paths, sameAs classes) and compared, on the
+  touched triples only, with the stored inferred graph: the difference is the patch.
+
+The data after the load is read through ``load_view.DataView``, whose look-ups cost what their
+answers cost, so a load of N files takes time in N, not N squared.
 
 Anything the patch cannot decide alone (a datatype coming into or going out of use, which changes
 owlrl's datatype disjointness axioms for the whole graph; the rules falling back to owlrl) makes
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -33,6 +37,7 @@ from rdflib import Graph, URIRef
 from kgprofiles.budget import Budget
 from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import XSD_STRING, rdflib_form
+from kgprofiles.fast.load_view import DataView, stored_forms
 from kgprofiles.fast.reach import neighbourhood, plan_edges
 from kgprofiles.fast.rules import RulesPlan, compile_rules, nt
 from kgprofiles.fast.stores import as_ox_store
@@ -59,55 +64,6 @@ class LoadPlan:
     full_inference: bool = False
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
-
-
-class DataView:
-    """The data as it will be after the load: the store's file graphs, less the replaced ones,
-    plus the new files' triples (held in a small in-memory store, so terms are stored forms)."""
-
-    def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
-        self.store = store
-        self.prefix = prefix
-        self.replaced = {ox.NamedNode(f.graph) for f in files}
-        self.new = ox.Store()
-        self.new.extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for f in files for t in f.triples)
-        self.new_triples = [q.triple for q in self.new.quads_for_pattern(None, None, None, ox.DefaultGraph())]
-        self.raw_triples = list(dict.fromkeys(t for f in files for t in f.triples))
-
-    def _keep(self, graph: object) -> bool:
-        return isinstance(graph, ox.NamedNode) and graph.value.startswith(self.prefix) and graph not in self.replaced
-
-    def fetch(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        """Triples of the data after the load matching the pattern (None: any), all as stored."""
-        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
-        found.update(dict.fromkeys(q.triple for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph())))
-        return list(found)
-
-    def fetch_raw(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        """The same, with the new files' triples as parsed (as the reference validates them)."""
-        found = dict.fromkeys(q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
-        for t in self.raw_triples:
-            if (s is None or t.subject == s) and (p is None or t.predicate == p) and (o is None or t.object == o):
-                found[t] = None
-        return list(found)
-
-    def first(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> ox.Triple | None:
-        for q in self.new.quads_for_pattern(s, p, o, ox.DefaultGraph()):
-            return q.triple
-        for q in self.store.quads_for_pattern(s, p, o, None):
-            if self._keep(q.graph_name):
-                return q.triple
-        return None
-
-    def old(self) -> list[ox.Triple]:
-        """The triples of the replaced graphs, as stored."""
-        return [q.triple for g in self.replaced for q in self.store.quads_for_pattern(None, None, None, g)]
-
-    def elsewhere(self, t: ox.Triple) -> bool:
-        """Whether ``t`` is in a file graph that the load keeps."""
-        return any(
-            self._keep(q.graph_name) for q in self.store.quads_for_pattern(t.subject, t.predicate, t.object, None)
-        )
 
 
 def plan_load(
@@ -150,7 +106,7 @@ def _validate(
     focus: list[Term] = [ox.BlankNode(k[2:]) if k.startswith("_:") else ox.NamedNode(k) for k in locate]
     reach = plan_edges(compile_shapes(shapes))
     triples = neighbourhood(reach.edges, focus, view.fetch_raw)
-    triples.update(view.raw_triples)
+    triples.update(view.raw.triples)
     if reach.unscoped:
         notes.extend(f"validated on all the data: {name}: {why}" for name, why in reach.unscoped.items())
         triples.update(view.fetch_raw(None, None, None))
@@ -173,7 +129,7 @@ def _infer(
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in rules.unsupported)
         return
-    old = set(view.old())
+    old = set(view.old.triples)
     new = set(view.new_triples)
     removed = {t for t in old - new if not view.elsewhere(t)}
     added = {t for t in new - old if not view.elsewhere(t)}
@@ -192,7 +148,7 @@ def _infer(
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
         return
-    derived = _stored_forms(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES))
+    derived = stored_forms(_may_touch(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES), touched, linked))
     after = {t for t in derived if _touches(t, touched, linked)}
     before = {
         q.triple
@@ -218,60 +174,68 @@ def _touches(t: ox.Triple, touched: set[Term], linked: set[Term]) -> bool:
     return t.predicate == RDF_TYPE or t.object in touched
 
 
-def _stored_forms(quads: Iterable[ox.Quad]) -> set[ox.Triple]:
-    """The triples as a store keeps them (literals in its canonical form), like the inferred graph."""
-    scratch = ox.Store()
-    scratch.extend(ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads)
-    return {q.triple for q in scratch}
+def _may_touch(quads: Iterable[ox.Quad], touched: set[Term], linked: set[Term]) -> Iterator[ox.Quad]:
+    """The quads ``_touches`` may keep once their literals are in stored form (only a literal's
+    form changes: a node is the same in either)."""
+    for q in quads:
+        if q.subject in touched or q.object in linked or (linked and isinstance(q.object, ox.Literal)):
+            yield q
 
 
 def _touched(view: DataView, rules: RulesPlan, changed: set[ox.Triple]) -> tuple[set[Term], set[Term]]:
-    """The nodes of the changed triples (objects of rdf:type excepted), with the ends of the
-    property-chain paths through them and their owl:sameAs classes, before and after the load;
-    and, apart, the nodes of those classes."""
+    """The nodes of the changed triples (objects of rdf:type excepted), their owl:sameAs classes,
+    and the ends of the property-chain paths through any of them, with those ends' classes in
+    turn, before and after the load; and, apart, the nodes of those classes.
+
+    A chain's links may be copies owl:sameAs makes: with ``p0 sameAs Q42`` loaded beside
+    ``p1 sameAs Q42``, ``p0 contributor p2`` and ``p1 work w0`` derive ``p2 authorOf w0``. So
+    each step of the chain walk starts from the classes of the nodes it reached, not only from
+    the nodes themselves (walking first and adding classes at the end missed ``w0``)."""
     nodes: set[Term] = set()
     for t in changed:
         nodes.add(t.subject)  # type: ignore[arg-type]
         if t.predicate != RDF_TYPE:
             nodes.add(t.object)  # type: ignore[arg-type]
+    linked = _same_as_classes(view, nodes)
+    nodes |= linked
     elements = _chain_predicates(rules)
-    if elements:
-        depth = max(len(es) for _, es in rules.chains)
-        frontier = set(nodes)
-        for _ in range(depth):
-            step: set[Term] = set()
-            for n in frontier:
-                if isinstance(n, ox.Literal):
-                    continue
-                for p in elements:
-                    for t in view.fetch(n, p, None) + _old_fetch(view, n, p, None):
-                        step.add(t.object)  # type: ignore[arg-type]
-                    for t in view.fetch(None, p, n) + _old_fetch(view, None, p, n):
-                        step.add(t.subject)  # type: ignore[arg-type]
-            frontier = step - nodes
-            nodes |= step
-    return _with_same_as(view, nodes)
+    depth = max((len(es) for _, es in rules.chains), default=0) if elements else 0
+    frontier = set(nodes)
+    for _ in range(depth):
+        step: set[Term] = set()
+        for n in frontier:
+            if isinstance(n, ox.Literal):
+                continue
+            for p in elements:
+                for t in view.fetch(n, p, None) + view.fetch_old(n, p, None):
+                    step.add(t.object)  # type: ignore[arg-type]
+                for t in view.fetch(None, p, n) + view.fetch_old(None, p, n):
+                    step.add(t.subject)  # type: ignore[arg-type]
+        step -= nodes
+        classes = _same_as_classes(view, step)
+        linked |= classes
+        frontier = (step | classes) - nodes
+        nodes |= frontier
+    return nodes, linked
 
 
-def _old_fetch(view: DataView, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-    return [q.triple for g in view.replaced for q in view.store.quads_for_pattern(s, p, o, g)]
-
-
-def _with_same_as(view: DataView, nodes: set[Term]) -> tuple[set[Term], set[Term]]:
+def _same_as_classes(view: DataView, seeds: Iterable[Term]) -> set[Term]:
+    """Every node of the owl:sameAs classes of ``seeds``, before and after the load (a seed with
+    no link before or after is in none)."""
     linked: set[Term] = set()
-    todo = [n for n in nodes if not isinstance(n, ox.Literal)]
+    todo = [n for n in seeds if not isinstance(n, ox.Literal)]
+    seen = set(todo)
     while todo:
         n = todo.pop()
         links = view.fetch(n, SAME_AS, None) + view.fetch(None, SAME_AS, n)
-        links += _old_fetch(view, n, SAME_AS, None) + _old_fetch(view, None, SAME_AS, n)
+        links += view.fetch_old(n, SAME_AS, None) + view.fetch_old(None, SAME_AS, n)
         for t in links:
             for m in (t.subject, t.object):
                 linked.add(m)  # type: ignore[arg-type]
-                if m not in nodes:
-                    nodes.add(m)  # type: ignore[arg-type]
-                    if not isinstance(m, ox.Literal):
-                        todo.append(m)  # type: ignore[arg-type]
-    return nodes, linked
+                if m not in seen and not isinstance(m, ox.Literal):
+                    seen.add(m)  # type: ignore[arg-type]
+                    todo.append(m)  # type: ignore[arg-type]
+    return linked
 
 
 def _same_as_links(view: DataView, nodes: set[Term]) -> list[ox.Triple]:
@@ -313,30 +277,42 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
         }
         for link in _same_as_links(view, around):  # type: ignore[arg-type]
             triples[link] = None
-    typing = [
-        ox.NamedNode(p[1:-1])
-        for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}
-        if p.startswith("<") and rules.rules_for(p).object_types
-    ]
-    elements = _chain_predicates(rules)
+    typing = {p for p in _typing_predicates(rules) if view.may_use(p)}
+    elements = set(_chain_predicates(rules))
+    out_edges: dict[Term, list[ox.Triple]] = {}
+
+    def out(node: Term) -> list[ox.Triple]:  # a node's out-edges, read once
+        found = out_edges.get(node)
+        if found is None:
+            found = out_edges[node] = [] if isinstance(node, ox.Literal) else view.fetch(node, None, None)
+        return found
+
     for node in touched:
-        if not isinstance(node, ox.Literal):
-            triples.update(dict.fromkeys(view.fetch(node, None, None)))
-        for p in typing:
-            one = view.first(None, p, node)
-            if one is not None:
-                triples[one] = None
-        if isinstance(node, ox.Literal):
+        mine = out(node)
+        triples.update(dict.fromkeys(mine))
+        triples.update(dict.fromkeys(view.first_into(node, typing)))
+        if isinstance(node, ox.Literal) or not elements:
             continue
-        for p in elements:
+        for p in elements:  # chain links into the node, and their middle nodes
             for t in view.fetch(None, p, node):
                 triples[t] = None
-                triples.update(dict.fromkeys(view.fetch(t.subject, None, None)))  # the chain's middle node
-            for t in view.fetch(node, p, None):
-                triples[t] = None
-                if not isinstance(t.object, ox.Literal):
-                    triples.update(dict.fromkeys(view.fetch(t.object, None, None)))
+                triples.update(dict.fromkeys(out(t.subject)))
+        for t in mine:  # chain links out of the node, and their far ends
+            if t.predicate in elements:
+                triples.update(dict.fromkeys(out(t.object)))  # type: ignore[arg-type]
     return list(triples)
+
+
+def _typing_predicates(rules: RulesPlan) -> list[ox.NamedNode]:
+    """The predicates whose triples type their object (a range, or one implied)."""
+    return sorted(
+        (
+            ox.NamedNode(p[1:-1])
+            for p in {*rules.subproperties, *rules.inverses, *rules.domains, *rules.ranges}
+            if p.startswith("<") and rules.rules_for(p).object_types
+        ),
+        key=str,
+    )
 
 
 def _datatypes_in_use(
@@ -363,24 +339,22 @@ def _datatypes_in_use(
             if d not in in_use:
                 plan.notes.append(f"inferred graph recomputed in full: {d} may come into use")
                 return None
-    for t in removed:
-        for d in datatypes(t):
-            if not _still_used(view, t.predicate, d):  # type: ignore[arg-type]
-                plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
-                return None
+    going = {(t.predicate, d) for t in removed for d in datatypes(t)}  # each asked once
+    new_keys = {d for t in view.new_triples if isinstance(t.object, ox.Literal) for d in _datatype_keys(t.object)}
+    for predicate, d in sorted(going, key=str):
+        if d not in new_keys and not _still_used(view, predicate, d):
+            plan.notes.append(f"inferred graph recomputed in full: {d} may go out of use")
+            return None
     return in_use
 
 
 def _still_used(view: DataView, predicate: ox.NamedNode, datatype: str) -> bool:
-    """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains, looking
-    first among the objects of the same predicate (found at once in practice)."""
-    for t in view.new_triples:
-        if isinstance(t.object, ox.Literal) and datatype in _datatype_keys(t.object):
-            return True
-    for q in view.store.quads_for_pattern(None, predicate, None, None):
-        if view._keep(q.graph_name) and isinstance(q.object, ox.Literal) and datatype in _datatype_keys(q.object):
-            return True
-    return False
+    """Whether some literal of ``datatype`` (or a subtype rdflib keeps as it) remains in the kept
+    file graphs, looking among the objects of the same predicate (found at once in practice)."""
+    return any(
+        isinstance(t.object, ox.Literal) and datatype in _datatype_keys(t.object)
+        for t in view.kept_triples(None, predicate, None)
+    )
 
 
 def _datatype_keys(literal: ox.Literal) -> set[str]:

@@ -285,47 +285,74 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
     """Every triple ``fetch`` gives along ``edges`` from ``focus`` (see the module docstring).
     ``fetch(subject, predicate, object)`` returns the data's matching triples (None: any).
     Values are propagated along each edge in the direction ``orient`` gives it; every edge's
-    triples are fetched from the side the search reaches first."""
+    triples are fetched from the side the search reaches first.
+
+    A work list: each node reached at a variable is followed along that variable's edges once,
+    so the search grows with what it finds (a chain of 10,000 blank nodes is 10,000 steps, not
+    10,000 passes over all of them). Edges that fetch the same pattern from the same variable
+    are followed together, and a variable no edge leaves only collects triples (every shape's
+    ``?this ?p ?any`` edge is one look-up per node, not one per shape)."""
     order = orient(edges)
-    memo: dict[tuple[object, object, object], list[ox.Triple]] = {}
+    sources = {src for src, _ in order.values() if src is not None}
+    # (from variable or None for a constant subject, forward, predicate, constant end) → variables reached
+    steps: dict[tuple[str | None, bool, ox.NamedNode | None, Term | None], set[str]] = {}
+    for e in edges:
+        src, dst = order[e]
+        if src is None and dst is None:
+            continue
+        forward = src is None or src == e.subject
+        end = None if isinstance(e.object, str) else e.object
+        key = (src, forward, e.predicate, end if forward else None)
+        if src is None:
+            key = (None, True, e.predicate, e.subject)  # type: ignore[assignment]
+        steps.setdefault(key, set()).update([dst] if dst in sources else [])
+    leaving: dict[str | None, list[tuple[bool, ox.NamedNode | None, Term | None, set[str]]]] = {}
+    for (src, forward, predicate, end), targets in steps.items():
+        leaving.setdefault(src, []).append((forward, predicate, end, targets))
 
-    def fetch_once(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
-        key = (s, p, o)
-        if key not in memo:
-            memo[key] = list(fetch(s, p, o))
-        return memo[key]
-
-    reached: dict[str, set[Term]] = {"?this": set(focus)}
-    done: set[tuple[int, Term]] = set()
+    memo: dict[tuple[Term | None, ox.NamedNode | None, Term | None], list[ox.Triple]] = {}
     found: set[ox.Triple] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i, e in enumerate(edges):
-            src, dst = order[e]
-            if src is None and dst is None:
-                continue
-            forward = src is not None and src == e.subject
-            if src is None:  # a constant subject
-                sources: set[Term] = {e.subject}  # type: ignore[arg-type]
-                forward = True
-            else:
-                sources = reached.get(src, set())
-            for node in list(sources):
-                if (i, node) in done or (forward and isinstance(node, ox.Literal)):
-                    continue
-                done.add((i, node))
-                if forward:
-                    target = None if isinstance(e.object, str) else e.object
-                    triples = fetch_once(node, e.predicate, target)  # type: ignore[arg-type]
-                else:
-                    triples = fetch_once(None, e.predicate, node)
-                for t in triples:
-                    found.add(t)
-                    if dst is not None:
-                        value = t.object if forward else t.subject
-                        bucket = reached.setdefault(dst, set())
-                        if value not in bucket:
-                            bucket.add(value)  # type: ignore[arg-type]
-                            changed = True
+    reached: dict[str, set[Term]] = {}
+    todo: list[tuple[str, Term]] = []
+
+    def reach(variable: str, node: Term) -> None:
+        bucket = reached.setdefault(variable, set())
+        if node not in bucket:
+            bucket.add(node)
+            todo.append((variable, node))
+
+    out_edges: dict[Term, dict[ox.NamedNode, list[ox.Triple]]] = {}
+
+    def fetched(s: Term | None, p: ox.NamedNode | None, o: Term | None) -> list[ox.Triple]:
+        if s is not None and p is not None:  # a node's out-edges: one look-up for all, by predicate
+            by_predicate = out_edges.get(s)
+            if by_predicate is None:
+                by_predicate = out_edges[s] = {}
+                for t in fetched(s, None, None):
+                    by_predicate.setdefault(t.predicate, []).append(t)
+            triples = by_predicate.get(p, [])
+            return triples if o is None else [t for t in triples if t.object == o]
+        key = (s, p, o)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = list(fetch(s, p, o))
+        return found
+
+    def follow(node: Term, forward: bool, predicate: ox.NamedNode | None, end: Term | None, targets: set[str]) -> None:
+        if forward and isinstance(node, ox.Literal):
+            return
+        triples = fetched(node, predicate, end) if forward else fetched(None, predicate, node)
+        found.update(triples)
+        for target in targets:
+            for t in triples:
+                reach(target, t.object if forward else t.subject)  # type: ignore[arg-type]
+
+    for node in focus:
+        reach("?this", node)
+    for forward, predicate, subject, targets in leaving.get(None, ()):  # from a constant subject
+        follow(subject, forward, predicate, None, targets)  # type: ignore[arg-type]
+    while todo:
+        variable, node = todo.pop()
+        for step in leaving.get(variable, ()):
+            follow(node, *step)
     return found

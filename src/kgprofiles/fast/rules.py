@@ -37,7 +37,9 @@ RDF_TYPE = str(RDF.type)
 SAME_AS = str(OWL.sameAs)
 
 #: Predicates whose triples trigger OWL RL rules this compiler does not run (in the ontology) or
-#: that change the schema (in the data): either way, owlrl must do the work.
+#: that change the schema (in the data): either way, owlrl must do the work. Not rdf:first and
+#: rdf:rest: OWL RL reads a list only through one of these (owl:intersectionOf, owl:members…),
+#: so a list alone in the data derives what any other triples do (tests/test_fast_rules.py).
 SCHEMA_PREDICATES = frozenset(
     str(p)
     for p in (
@@ -46,7 +48,7 @@ SCHEMA_PREDICATES = frozenset(
         OWL.intersectionOf, OWL.unionOf, OWL.complementOf, OWL.someValuesFrom, OWL.allValuesFrom, OWL.hasValue,
         OWL.onProperty, OWL.onClass, OWL.maxCardinality, OWL.maxQualifiedCardinality, OWL.members,
         OWL.distinctMembers, OWL.differentFrom, OWL.sourceIndividual, OWL.assertionProperty,
-        OWL.targetIndividual, OWL.targetValue, RDF.first, RDF.rest,
+        OWL.targetIndividual, OWL.targetValue,
     )
 )  # fmt: skip
 #: rdf:type objects that trigger rules this compiler does not run, or change the schema.

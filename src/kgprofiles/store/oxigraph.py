@@ -149,7 +149,8 @@ class OxigraphStore:
         self.allow_fetch = allow_fetch
         self.link: str | None = None
         self._lease: generations.Lease | None = None
-        self.location = self._resolve(str(location))
+        self.location = str(location)
+        self.location = self._resolve(self.location)
         self._lock = threading.Lock()
         try:
             self._store: ox.Store | None = self._open()

@@ -1,0 +1,73 @@
+"""Where each subject of a parsed file starts (``SourceFile.subject_lines``), for the shapes of
+Turtle that used to take time with the square of their size: deeply nested ``[ ]`` (the parser
+gives the innermost triple first) and long RDF lists. Every blank node points at the line of the
+subject that holds it, however deep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.ingest import parse_file
+
+HEAD = "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n@prefix ex: <http://example.org/> .\n"
+PERSON = "http://example.org/person/nested"
+
+
+def nested_brackets(depth: int, innermost: str = '"x"') -> str:
+    """A person on line 3 holding ``depth`` nested blank nodes, all written on line 4."""
+    return (
+        HEAD
+        + f'<{PERSON}> a kgp:Person ; kgp:name "Nested Example" ;\n'
+        + "  ex:p "
+        + "[ ex:p " * depth
+        + innermost
+        + " ]" * depth
+        + " .\n"
+    )
+
+
+def long_list(items: int) -> str:
+    """A person on line 3 with an RDF list of ``items`` literals, written on lines 4 on."""
+    body = "\n    ".join(f'"item {i}"' for i in range(items))
+    return HEAD + f"<{PERSON}> a kgp:Person ;\n  ex:items (\n    {body}\n  ) .\n"
+
+
+def blank_lines(path: Path) -> dict[str, int]:
+    parsed = parse_file(path, path.parent)
+    blanks = {"_:" + t.object.value for t in parsed.triples if isinstance(t.object, ox.BlankNode)}
+    assert blanks, "the file has blank nodes"
+    return {b: parsed.subject_lines.get(b, 0) for b in blanks} | {PERSON: parsed.subject_lines[PERSON]}
+
+
+def test_5000_nested_brackets_all_point_at_the_subject_line(tmp_path: Path) -> None:
+    (tmp_path / "nested.ttl").write_text(nested_brackets(5000))
+
+    lines = blank_lines(tmp_path / "nested.ttl")
+
+    assert len(lines) == 5001
+    assert set(lines.values()) == {3}
+
+
+def test_a_10000_item_list_points_at_the_subject_line(tmp_path: Path) -> None:
+    (tmp_path / "list.ttl").write_text(long_list(10_000))
+
+    lines = blank_lines(tmp_path / "list.ttl")
+
+    assert len(lines) == 10_001
+    assert set(lines.values()) == {3}
+
+
+def test_a_blank_node_held_twice_takes_the_nearer_holder(tmp_path: Path) -> None:
+    """``_:shared`` is held by the subject on line 3 directly, and by the one on line 4 through
+    another blank node: the direct holder's line wins, whatever order the parser gives."""
+    (tmp_path / "shared.ttl").write_text(
+        HEAD + "<http://example.org/a> ex:p _:shared .\n<http://example.org/b> ex:p [ ex:p _:shared ] .\n"
+    )
+
+    parsed = parse_file(tmp_path / "shared.ttl", tmp_path)
+
+    labels = {t.subject.value: t.object.value for t in parsed.triples if isinstance(t.subject, ox.NamedNode)}
+    assert parsed.subject_lines["_:" + labels["http://example.org/a"]] == 3
+    assert parsed.subject_lines["_:" + labels["http://example.org/b"]] == 4
