@@ -32,13 +32,15 @@ run: $(STAMP)
 test: $(TESTSTAMP)
 	bash tools/install-test-deps.sh
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 --durations=10
 
 build: $(STAMP)
 	$(BIN)/kgprofiles build
 
 lint: $(TESTSTAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .kgprofiles .pytest_cache node_modules

@@ -641,7 +641,7 @@ def number_by_first_citation(profile: Profile) -> Profile:
         if isinstance(item, tuple):
             return tuple(renumber(x) for x in item)
         if is_dataclass(item) and not isinstance(item, type) and any(f.name == "notes" for f in fields(item)):
-            return replace(item, notes=tuple(sorted(order[n] for n in item.notes)))
+            return replace(item, notes=tuple(sorted(order[n] for n in item.notes)))  # type: ignore[attr-defined]
         return item
 
     sources = tuple(sorted((replace(s, number=order[s.number]) for s in profile.sources), key=lambda s: s.number))

@@ -296,7 +296,7 @@ def _local_data(view: DataView, rules: RulesPlan, touched: set[Term], linked: se
         for p in elements:  # chain links into the node, and their middle nodes
             for t in view.fetch(None, p, node):
                 triples[t] = None
-                triples.update(dict.fromkeys(out(t.subject)))
+                triples.update(dict.fromkeys(out(t.subject)))  # type: ignore[arg-type]
         for t in mine:  # chain links out of the node, and their far ends
             if t.predicate in elements:
                 triples.update(dict.fromkeys(out(t.object)))  # type: ignore[arg-type]

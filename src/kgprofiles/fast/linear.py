@@ -265,7 +265,7 @@ class Closure:
     def join_chains(self) -> list[tuple[int, str, str]]:
         """(chain, first, last) for every path along a chain's elements."""
         find = self.classes.find if self.classes else (lambda x: x)
-        results = []
+        results: list[tuple[int, str, str]] = []
         for k, (_, elements) in enumerate(self.plan.chains):
             edges = self.chain_edges[k]
             frontier = [(a, b) for a, bs in edges[0].items() for b in bs]
@@ -377,7 +377,7 @@ class Closure:
         for t in paced(self.budget, self.data(), self.produced):
             entry = predicates[t.predicate.value]
             s = str(t.subject)
-            o = self.object_key(t.object)
+            o = self.object_key(t.object)  # type: ignore[arg-type]
             self.derive(s, entry, o, replicas)
             if s in members or o in members:
                 incident.add((s, entry.key, o))
@@ -440,7 +440,7 @@ class Closure:
                 pairs.add((c1, c2))
                 if f"{c1} {DISJOINT_KEY} {c2} .\n" not in ontology_lines:
                     self.emit(c1, DISJOINT_KEY, c2)
-        errors = []
+        errors: list[str] = []
         bit = self.plan.bit
         checks = [(c1, c2, bit[c1] | bit[c2]) for c1, c2 in pairs if c1 in bit and c2 in bit]
         if not checks:

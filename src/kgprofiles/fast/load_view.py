@@ -54,11 +54,11 @@ class DataView:
         if (s is not None and not self._in_kept(s, 0)) or (o is not None and not self._in_kept(o, 1)):
             return {}
         keep = self._keep
-        return {q.triple: None for q in self.store.quads_for_pattern(s, p, o, None) if keep(q.graph_name)}
+        return {q.triple: None for q in self.store.quads_for_pattern(s, p, o, None) if keep(q.graph_name)}  # type: ignore[arg-type]
 
     def kept_triples(self, s: Term | None, p: ox.NamedNode | None, o: Term | None) -> Iterator[ox.Triple]:
         """The store's triples in the kept file graphs matching the pattern, one at a time."""
-        return (q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))
+        return (q.triple for q in self.store.quads_for_pattern(s, p, o, None) if self._keep(q.graph_name))  # type: ignore[arg-type]
 
     def _in_kept(self, node: Term, place: int, scan: int = 64) -> bool:
         """Whether a kept file graph has ``node`` as a subject (``place`` 0) or as an object (1),

@@ -111,7 +111,7 @@ def _constraint_edges(shape: Shape, focus: str, fresh: count, reach: Reach, name
             edges += _member_edges(c.params[0], value, fresh)  # type: ignore[arg-type]
         elif c.kind == "Sparql":
             try:
-                edges += sparql_edges(c.params[1], dict(c.params[2]), fresh)  # type: ignore[arg-type]
+                edges += sparql_edges(c.params[1], dict(c.params[2]), fresh)  # type: ignore[arg-type, call-overload]
             except ValueError as exc:
                 reach.unscoped[name] = str(exc)
     return edges
@@ -151,10 +151,10 @@ def _triples(
     """Triple patterns, each with the UNION branches (union id, side) it belongs to."""
     if isinstance(node, CompValue):
         if node.name == "BGP":
-            for triple in node.get("triples", []):
+            for triple in node.get("triples", []):  # type: ignore[arg-type]
                 yield triple, tags
         if node.name == "TriplesBlock":  # left untranslated inside FILTER (NOT) EXISTS
-            for block in node.get("triples", []):
+            for block in node.get("triples", []):  # type: ignore[arg-type]
                 if len(block) % 3:
                     raise ValueError(f"cannot read the triples block {block!r}")
                 for i in range(0, len(block), 3):

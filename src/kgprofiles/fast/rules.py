@@ -308,7 +308,7 @@ def _unsupported(closed: Graph, plan: RulesPlan) -> list[str]:
         reasons.append(f"the ontology types something as {c}")
     if (None, OWL.sameAs, None) in closed and any(s != o for s, o in closed.subject_objects(OWL.sameAs)):
         reasons.append("the ontology uses owl:sameAs")
-    for s, p, o in closed:
+    for s, p, o in closed:  # type: ignore[assignment]
         if p in (RDFS.subPropertyOf, OWL.equivalentProperty) and s != o and nt(o) in (RDF_TYPE, SAME_AS):
             reasons.append(f"{nt(s)} is a subproperty of {nt(o)}")
     chain_props = {p for p, _ in plan.chains}

@@ -328,10 +328,10 @@ class Evaluator:
         (value,) = c.params
         if isinstance(value, BNode):
             raise Unsupported("sh:hasValue with a blank node")
-        if isinstance(value, Literal) and not faithful([to_oxigraph(value)])[to_oxigraph(value)]:  # type: ignore[index]
+        if isinstance(value, Literal) and not faithful([to_oxigraph(value)])[to_oxigraph(value)]:  # type: ignore[index, list-item]
             yield from self.has_value_in_python(shape, value, target)
             return
-        path = shape.path.pattern("?this", sparql_term(value))
+        path = shape.path.pattern("?this", sparql_term(value))  # type: ignore[arg-type]
         for (focus,) in self.rows(f"SELECT DISTINCT ?this WHERE {{ {target} MINUS {{ {path} }} }}", "this"):
             yield Finding(shape, "HasValue", focus, None, shape.path)  # type: ignore[arg-type]
 
@@ -538,7 +538,7 @@ class Evaluator:
         def judge(v: Node, term: Term) -> bool:
             if not all(t(v) for t in local):
                 return False
-            if any(term not in self.instances(cls) for cls in classes):
+            if any(term not in self.instances(cls) for cls in classes):  # type: ignore[arg-type]
                 return False
             return all(t(term) for t in prop_tests)
 
@@ -628,9 +628,9 @@ class Evaluator:
         it can match, so that only that is copied for it (worth its cost, a parse of the query
         with rdflib, on large data only)."""
         _node, select, prefixes, _messages = c.params
-        rewritten = compile_select(select, dict(prefixes), self.target(shape))  # type: ignore[arg-type]
+        rewritten = compile_select(select, dict(prefixes), self.target(shape))  # type: ignore[arg-type, call-overload]
         names = ("this", *(n for n in rewritten.variables if n != "this"))
-        reach = self._reach(shape, select, dict(prefixes)) if narrow else None  # type: ignore[arg-type]
+        reach = self._reach(shape, select, dict(prefixes)) if narrow else None  # type: ignore[arg-type, call-overload]
         return rewritten, SparqlRun(rewritten.text, names, reach)
 
     def sparql_findings(

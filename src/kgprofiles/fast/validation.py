@@ -97,8 +97,8 @@ def validate_store(
         )
         everything = [s.node for s in plan.shapes] + list(plan.fallback)
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
-        results = pyshacl_results(data, shapes, ontology, everything, locate, budget)
-        return FastValidation(ValidationReport(sort_results(results), tuple(files)), tuple(notes))
+        everyone = pyshacl_results(data, shapes, ontology, everything, locate, budget)
+        return FastValidation(ValidationReport(sort_results(everyone), tuple(files)), tuple(notes))
     ontology_triples = list(triples_from_graph(ontology)) if ontology is not None else []
     evaluator = Evaluator(ox_store, plan, ontology_triples, scan.kinds if scan is not None else None, budget)
     fallback = list(plan.fallback)
@@ -131,8 +131,10 @@ def validate_store(
     failed = set(fallback)
     for (shape, c, rewritten, run), rows in zip(sparql, answers, strict=True):
         if shape.node not in failed:
-            findings = evaluator.sparql_findings(shape, c, rewritten, run.names, rows)
-            results.extend(to_result(f, evaluator.view, locate) for f in findings)
+            results.extend(
+                to_result(f, evaluator.view, locate)
+                for f in evaluator.sparql_findings(shape, c, rewritten, run.names, rows)
+            )
     if fallback:
         data = _raw_graph(raw) if raw is not None else _store_graph(ox_store)
         results.extend(pyshacl_results(data, shapes, ontology, fallback, locate, budget))
