@@ -7,7 +7,7 @@ TESTSTAMP := $(VENV)/.installed-test
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint build clean
+.PHONY: run test lint build dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +38,14 @@ test: $(TESTSTAMP)
 build: $(STAMP)
 	$(BIN)/kgprofiles build
 
+## dist: the wheel a user installs (ontology, shapes, queries and the query editor inside) in dist/
+dist: $(TESTSTAMP)
+	bash tools/install-test-deps.sh --editor-only
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+
 lint: $(TESTSTAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .kgprofiles .pytest_cache node_modules
+	rm -rf $(VENV) .kgprofiles .pytest_cache node_modules build dist

@@ -49,8 +49,14 @@ def usable_editor(build: Path) -> Path | None:
 
 
 def find_editor(root: Path) -> Path | None:
-    """YASGUI's build directory under ``root``, if ``npm ci`` has installed it."""
-    return usable_editor(root / YASGUI_BUILD)
+    """YASGUI's files: under the project ``root`` if ``npm ci`` installed them there, else the copy
+    an installed wheel carries (``kgprofiles/resources/yasgui``), else this checkout's."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (root / YASGUI_BUILD, package / "resources" / "yasgui", package.parents[1] / YASGUI_BUILD):
+        found = usable_editor(candidate)
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True)
