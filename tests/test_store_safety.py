@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pyoxigraph as ox
 import pytest
 from typer.testing import CliRunner
 
@@ -522,3 +523,18 @@ def test_store_check_names_a_good_generation_when_the_published_one_is_broken(pr
 def test_store_commands_without_a_store_say_so(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(tmp_path / "none")])
     assert result.exit_code == 3 and "no store at" in result.output
+
+
+def test_a_generation_still_open_in_this_process_is_never_published(project: Settings) -> None:
+    """The corruption of issue 13 came from a process writing into a directory after it was
+    published; a writer refuses to publish a generation it still has open."""
+    build(project)
+    before = dump(project.store)
+    with GenerationWriter(project.store) as writer:
+        fresh = writer.fresh()
+        fresh.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 'c' } }")
+        leaked = ox.Store.read_only(fresh.location)  # a second handle, not closed
+        with pytest.raises(Exception, match="still open in this process"):
+            writer.publish(fresh)
+        del leaked
+    assert dump(project.store) == before
