@@ -23,10 +23,11 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgprofiles.budget import Budget, paced
+from kgprofiles.vocab import RDF_NS
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
 Row = tuple[Term | None, ...]
-RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+RDF_TYPE = ox.NamedNode(RDF_NS + "type")
 _COPY = ox.NamedNode("urn:kgprofiles:fast:footprint")
 
 

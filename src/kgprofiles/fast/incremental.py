@@ -44,12 +44,12 @@ from kgprofiles.fast.stores import as_ox_store
 from kgprofiles.fast.validation import compile_shapes, validate_triples
 from kgprofiles.ingest import SourceFile
 from kgprofiles.validate import ValidationReport, locate_subjects
-from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH
+from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, OWL_NS, RDF_NS
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
-DISJOINT = ox.NamedNode("http://www.w3.org/2002/07/owl#disjointWith")
-SAME_AS = ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")
-RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+DISJOINT = ox.NamedNode(OWL_NS + "disjointWith")
+SAME_AS = ox.NamedNode(OWL_NS + "sameAs")
+RDF_TYPE = ox.NamedNode(RDF_NS + "type")
 
 
 @dataclass

@@ -26,19 +26,20 @@ from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions, OWL_RL_Datatypes
 from kgprofiles.budget import Budget, paced
 from kgprofiles.fast.literals import LiteralScan, rdflib_form, rdflib_literal
 from kgprofiles.fast.rules import RDF_TYPE, SAME_AS, PredicateRules, RulesPlan, nt
+from kgprofiles.vocab import OWL_NS, RDFS_NS
 
 TYPE_KEY = f"<{RDF_TYPE}>"
 SAME_AS_KEY = f"<{SAME_AS}>"
-DISJOINT_KEY = "<http://www.w3.org/2002/07/owl#disjointWith>"
+DISJOINT_KEY = f"<{OWL_NS}disjointWith>"
 Triples = Callable[[], Iterable[ox.Triple | ox.Quad]]
 _REFLEXIVE = {
     f"<{iri}>"
     for iri in (
-        "http://www.w3.org/2002/07/owl#sameAs",
-        "http://www.w3.org/2000/01/rdf-schema#subClassOf",
-        "http://www.w3.org/2000/01/rdf-schema#subPropertyOf",
-        "http://www.w3.org/2002/07/owl#equivalentClass",
-        "http://www.w3.org/2002/07/owl#equivalentProperty",
+        OWL_NS + "sameAs",
+        RDFS_NS + "subClassOf",
+        RDFS_NS + "subPropertyOf",
+        OWL_NS + "equivalentClass",
+        OWL_NS + "equivalentProperty",
     )
 }
 _OWL_RL_DATATYPES = frozenset(OWL_RL_Datatypes)

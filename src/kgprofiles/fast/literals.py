@@ -22,8 +22,9 @@ import pyoxigraph as ox
 from rdflib import Literal
 
 from kgprofiles.terms import to_oxigraph, to_rdflib
+from kgprofiles.vocab import XSD_NS
 
-XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+XSD_STRING = XSD_NS + "string"
 _SCRATCH_SUBJECT = ox.NamedNode("urn:kgprofiles:fast:scratch")
 
 

@@ -94,10 +94,10 @@ from kgprofiles.store.oxigraph import (
     is_staging,
     serialize_dataset,
 )
+from kgprofiles.vocab import GENID
 
 __all__ = ["GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
 
-GENID = "https://w3id.org/kgprofiles/.well-known/genid/"
 USER_AGENT = "kgprofiles (SPARQL 1.1 client)"
 _RESULTS_ACCEPT = "application/sparql-results+json, application/sparql-results+xml;q=0.5"
 _GRAPH_ACCEPT = "application/n-triples, text/turtle;q=0.8"
