@@ -157,7 +157,7 @@ class OxigraphStore:
         except BaseException:
             self._release()
             raise
-        if not read_only:
+        if not read_only and not self._is_generation():
             self._purge_staging()
 
     def _resolve(self, location: str) -> str:
@@ -196,6 +196,13 @@ class OxigraphStore:
                 f"cannot open the store at {self.location}: {exc}",
                 "run `kgprofiles store check` to see which generation is good",
             ) from exc
+
+    def _is_generation(self) -> bool:
+        """Whether this is a generation a writer made (``store/generations.py``): a new one, or a
+        copy of a published one, which never holds staging graphs (a failed write's generation is
+        discarded, never published), so there is nothing to purge (at 100,000 people, looking
+        costs ~0.7 s)."""
+        return self.location != MEMORY and Path(self.location).parent.name.endswith(".generations")
 
     def _purge_staging(self) -> None:
         """Remove staging graphs a crashed replace_graphs left behind (we hold the writer's lock)."""
