@@ -182,8 +182,10 @@ def run_load(base: Path, files: Path, mode: str, src: Path | None = None) -> Jso
                 env=env,
                 capture_output=True,
                 text=True,
-                check=True,
+                check=False,
             )
+            if done.returncode != 0:
+                raise SystemExit(f"the {mode} load failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
             return json.loads(done.stdout.strip().splitlines()[-1])
         env["KGPROFILES_DATA"] = str(data)
         command = [str(Path(sys.executable).parent / "kgprofiles"), "load", "--store", str(store), "-q", *paths]
