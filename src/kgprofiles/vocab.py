@@ -23,7 +23,7 @@ ORG = Namespace("http://www.w3.org/ns/org#")
 PROV = Namespace("http://www.w3.org/ns/prov#")
 WD = Namespace("http://www.wikidata.org/entity/")
 
-#: The same namespaces as plain strings, for code that builds pyoxigraph terms.
+#: The same namespaces as plain strings, for code that builds Oxigraph terms.
 RDF_NS, RDFS_NS, OWL_NS, XSD_NS, WD_NS = str(RDF), str(RDFS), str(OWL), str(XSD), str(WD)
 #: The SPARQL service description vocabulary and the W3C format IRIs (the endpoint describes itself).
 SD_NS = "http://www.w3.org/ns/sparql-service-description#"

@@ -32,6 +32,7 @@ from kgprofiles.link.turtle import comment, is_iri, turtle_term
 from kgprofiles.link.wikidata import HUMAN, Reference, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.link.wikidata_errors import WikidataBadAnswer
+from kgprofiles.store import rdf_syntax
 from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, OWL_NS, PERSON, PROFILE, RDF_NS, SOURCE, TOPIC, WORK, XSD_NS
 
 PREFIX_LINES = (
@@ -415,7 +416,8 @@ def _check_holds(text: str, triples: frozenset[ox.Triple]) -> None:
     added, changed or hidden one. Otherwise nothing is written."""
     try:
         parsed = {
-            ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(text.encode(), format=ox.RdfFormat.TURTLE)
+            ox.Triple(q.subject, q.predicate, q.object)
+            for q in rdf_syntax.parse(text.encode(), format=rdf_syntax.RdfFormat.TURTLE)
         }
     except SyntaxError as error:
         parsed = None

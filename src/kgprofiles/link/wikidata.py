@@ -3,7 +3,7 @@ into plain records.
 
 A query's parameter is bound to many values at once as one ``VALUES`` block at the start of its
 WHERE group (``store.binding.bind_rows``; at most ``batch_size`` rows, 200 by default, per request).
-The terms are written by pyoxigraph in N-Triples syntax, so a value can never change the query's
+The terms are written by Oxigraph in N-Triples syntax, so a value can never change the query's
 structure.
 
 The answers are untrusted: a row without a value it needs (a text the client left out for its
