@@ -97,6 +97,7 @@ class Settings:
     query_max_depth: int = 128  # how deeply brackets may nest in a query
     related_weights: dict[str, float] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    base_iri: str | None = None  # where the project mints IRIs; None: vocab.DEFAULT_BASE_IRI
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced, ignoring ``None`` values."""
@@ -118,6 +119,20 @@ def _query_limits(table: dict[str, object]) -> dict[str, int]:
             raise InputError(f"{CONFIG_FILE}: {key} = {value!r} is not a whole number of at least {least}")
         limits[key] = value
     return limits
+
+
+def _base_iri(table: dict[str, object], config_path: Path) -> str:
+    """The project's ``base_iri`` (the seed project's when the file names none), checked."""
+    from kgprofiles.vocab import DEFAULT_BASE_IRI, check_base_iri
+
+    value = table.get("base_iri", DEFAULT_BASE_IRI)
+    try:
+        return check_base_iri(value if isinstance(value, str) else repr(value))
+    except ValueError as exc:
+        raise InputError(
+            f"{config_path}: base_iri: {exc}",
+            'give the address your IRIs live under, e.g. base_iri = "https://example.org/whos-who/"',
+        ) from exc
 
 
 def load_settings(root: Path | None = None, **overrides: object) -> Settings:
@@ -165,6 +180,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
     if store != MEMORY:
         store = str(path(store))
     weights = table.get("related_weights", {})
+    base_iri = _base_iri(table, config_path)
     settings = Settings(
         root=root,
         data_dir=path(pick("data", "KGPROFILES_DATA", "data")),
@@ -179,7 +195,11 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},
         limits=Limits.from_table(table.get("limits", {}), str(config_path)),
+        base_iri=base_iri,
     )
+    from kgprofiles.vocab import use_base_iri
+
+    use_base_iri(base_iri)
     if "store" in overrides and overrides["store"] not in (None, MEMORY):
         overrides["store"] = str(path(overrides["store"]))
     return settings.with_overrides(**overrides)

@@ -22,7 +22,7 @@ from kgprofiles.store import rdf_syntax
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import as_bytes
 from kgprofiles.terms import graph_from_triples
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import PREFIXES, IdSpace, ids
 
 FORMATS: dict[str, rdf_syntax.RdfFormat | None] = {
     "ttl": rdf_syntax.RdfFormat.TURTLE,
@@ -44,11 +44,17 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-@lru_cache(maxsize=1)
 def jsonld_context() -> dict[str, Any]:
-    """The @context the project ships (src/kgprofiles/context.jsonld)."""
+    """The @context kgprofiles ships (src/kgprofiles/context.jsonld), with the project's kinds
+    (``person``, ``organization``, ...) under its own base IRI."""
+    return _context_for(ids().base)
+
+
+@lru_cache(maxsize=4)
+def _context_for(base: str) -> dict[str, Any]:
     text = resources.files("kgprofiles").joinpath("context.jsonld").read_text(encoding="utf-8")
-    return json.loads(text)["@context"]  # type: ignore[no-any-return]
+    context: dict[str, Any] = json.loads(text)["@context"]
+    return {**context, **IdSpace(base).namespaces()}
 
 
 def to_jsonld(triples: list[ox.Triple]) -> bytes:

@@ -85,15 +85,12 @@ class ValidationReport:
         )
 
 
-_SHOWN_PREFIXES = {**PREFIXES, "kgs": str(KGS)}
-
-
 def compact(node: Node | None) -> str | None:
     """A term as a CURIE with the project prefixes, or as <IRI>, or as a literal's text."""
     if node is None:
         return None
     if isinstance(node, URIRef):
-        return curie(str(node), _SHOWN_PREFIXES) or f"<{node}>"
+        return curie(str(node), {**PREFIXES, "kgs": str(KGS)}) or f"<{node}>"
     if isinstance(node, BNode):
         return f"_:{node}"
     return str(node)

@@ -167,7 +167,7 @@ def export(
 
     from kgprofiles.export import check_format, export_profile, export_store
     from kgprofiles.queries import get_query, resolve_iri
-    from kgprofiles.vocab import PERSON
+    from kgprofiles.vocab import ids
 
     settings = store_settings(ctx, store, endpoint)
     check_format(output)
@@ -176,7 +176,7 @@ def export(
         if person is None:
             data = export_store(target, output)
         else:
-            iri = ox.NamedNode(resolve_iri(person, str(PERSON)))
+            iri = ox.NamedNode(resolve_iri(person, str(ids().person)))
             data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()
