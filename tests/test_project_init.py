@@ -149,3 +149,59 @@ def test_a_hand_edited_base_iri_is_refused_with_the_file(tmp_path: Path, monkeyp
     (tmp_path / "kgprofiles.toml").write_text('[kgprofiles]\nbase_iri = "ftp://example.org/x/"\n', encoding="utf-8")
     code, out = kg("validate")
     assert code == 2 and "kgprofiles.toml: base_iri" in out
+
+
+HEADLINE_SHAPE = """@prefix sh:  <http://www.w3.org/ns/shacl#> .
+@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .
+@prefix ex:  <https://example.org/shapes#> .
+ex:PersonHasHeadline a sh:NodeShape ;
+    sh:targetClass kgp:Person ;
+    sh:property [ sh:path kgp:headline ; sh:minCount 1 ; sh:message "Our house rule: every person has a headline" ] .
+"""
+
+PEOPLE_BY_SLUG = """# summary: Our own listing of people: every person's IRI, newest-minted last.
+SELECT ?person WHERE { ?person a kgp:Person } ORDER BY ?person
+"""
+
+
+def test_a_projects_own_shapes_and_queries_come_beside_kgprofiles_own(in_new_project: Path) -> None:
+    (in_new_project / "shapes").mkdir()
+    (in_new_project / "shapes" / "house-rules.ttl").write_text(HEADLINE_SHAPE, encoding="utf-8")
+    (in_new_project / "queries").mkdir()
+    (in_new_project / "queries" / "our-people.rq").write_text(PEOPLE_BY_SLUG, encoding="utf-8")
+
+    code, out = kg("validate")  # the example person has no headline: the project's rule speaks
+    assert code == 1 and "Our house rule: every person has a headline" in out
+    (in_new_project / "data" / "people" / "example-person.ttl").write_text(
+        (in_new_project / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+        + '\nperson:example-person kgp:source "not a source" .\n',
+        encoding="utf-8",
+    )
+    assert "kgp:source" in kg("validate")[1]  # kgprofiles' own shapes still apply beside it
+
+    code, out = kg("query", "--list")
+    assert code == 0 and "our-people" in out and "person-timeline" in out  # added, not replacing
+
+
+def test_a_projects_query_of_the_same_name_overrides_kgprofiles_own(in_new_project: Path) -> None:
+    (in_new_project / "queries").mkdir()
+    people = Path(__file__).resolve().parents[1] / "queries" / "people.rq"
+    mine = people.read_text(encoding="utf-8").replace("ORDER BY ?name ?person", "ORDER BY DESC(?name) ?person")
+    (in_new_project / "queries" / "people.rq").write_text(mine, encoding="utf-8")
+    assert kg("new", "person", "Ada Lovelace", "--source", "https://example.org/ada")[0] == 0
+    assert kg("build", "-q")[0] == 0
+    names = [line.split(maxsplit=1)[1] for line in kg("people")[1].splitlines()[:-1]]
+    assert names == ["Example Person", "Ada Lovelace"]  # the project's order, not kgprofiles'
+
+
+def test_replace_shapes_says_the_projects_shapes_are_the_only_ones(in_new_project: Path) -> None:
+    (in_new_project / "shapes").mkdir()
+    (in_new_project / "shapes" / "house-rules.ttl").write_text(HEADLINE_SHAPE, encoding="utf-8")
+    config = in_new_project / "kgprofiles.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "replace_shapes = true\n", encoding="utf-8")
+    (in_new_project / "data" / "people" / "example-person.ttl").write_text(
+        (in_new_project / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+        + '\nperson:example-person kgp:headline "An example" ; kgp:source "not a source" .\n',
+        encoding="utf-8",
+    )
+    assert kg("validate")[0] == 0  # kgprofiles' rule on kgp:source no longer applies

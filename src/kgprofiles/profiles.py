@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
-from kgprofiles.config import RELATED_ON_PROFILE
+from kgprofiles.config import RELATED_ON_PROFILE, SearchPath
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
 from kgprofiles.queries import get_query, load_queries, resolve_iri, select
@@ -199,7 +199,7 @@ class Views:
     def __init__(
         self,
         store: Store,
-        queries_dir: Path,
+        queries_dir: Path | SearchPath,
         related_weights: Mapping[str, float] | None = None,
         stable: bool = False,
     ) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.config import SearchPath
 from kgprofiles.errors import QueryError
 from kgprofiles.link.client import WikidataClient
 from kgprofiles.link.local import WIKIDATA_ENTITY, is_qid, qid_of
@@ -103,7 +104,7 @@ class Reference:
 class Wikidata:
     """The Wikidata queries, run through one client."""
 
-    def __init__(self, client: WikidataClient, queries_dir: Path) -> None:
+    def __init__(self, client: WikidataClient, queries_dir: Path | SearchPath) -> None:
         self.client = client
         self.queries_dir = queries_dir
 
