@@ -57,7 +57,7 @@ from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
 from kgprofiles.result_formats import kind_of, serialize
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
-from kgprofiles.store.guard import MAX_DEPTH
+from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import PREFIXES
 
@@ -142,7 +142,9 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
     if job.default_graphs or job.named_graphs:
         options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
         options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
-    else:
+    elif not names_dataset(job.sparql.sent):
+        # the union default graph only when neither the request nor the query (FROM, FROM
+        # NAMED) names a dataset: pyoxigraph's union option would override the query's FROM
         options["use_default_graph_as_union"] = True
     result = _read(store.query(job.sparql.sent, **options), job.max_rows)
     media_type = dict(job.media_types).get(kind_of(result))
