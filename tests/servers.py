@@ -151,8 +151,10 @@ def oxigraph_server_process(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
 
 @pytest.fixture
-def oxigraph_server(oxigraph_server_process: OxigraphServer) -> OxigraphServer:
-    """The session's Oxigraph server, with an empty dataset (restarted if a test stopped it)."""
+def oxigraph_server(oxigraph_server_process: OxigraphServer, monkeypatch: pytest.MonkeyPatch) -> OxigraphServer:
+    """The session's Oxigraph server, with an empty dataset (restarted if a test stopped it);
+    commands run in the test know it is an Oxigraph server (``KGPROFILES_SERVER_KIND``)."""
+    monkeypatch.setenv("KGPROFILES_SERVER_KIND", "oxigraph")
     if not oxigraph_server_process.running:
         oxigraph_server_process.start()
     oxigraph_server_process.clear()

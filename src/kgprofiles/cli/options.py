@@ -35,14 +35,19 @@ class ProjectRef:
     """The project a run is about (--project, or found from the current directory), read when a
     command first needs it: `--help` and `init` work outside any project."""
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, server_kind: str | None = None) -> None:
         self.root = root
+        self.server_kind = server_kind
         self._settings: Settings | None = None
 
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = load_settings(self.root)
+            from kgprofiles.store.server_kinds import server_kind
+
+            settings = load_settings(self.root, server_kind=self.server_kind)
+            server_kind(settings.server_kind)  # an unknown kind fails here, naming the kinds
+            self._settings = settings
         return self._settings
 
 

@@ -11,14 +11,17 @@ __all__ = ["OxigraphStore", "QueryResult", "RemoteStore", "SelectResult", "Store
 
 
 def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool = False) -> Store:
-    """The store the settings name: a RemoteStore when ``settings.endpoint`` is set (its update
-    and Graph Store endpoints from the settings, or derived from the query endpoint), else an
+    """The store the settings name: a RemoteStore when ``settings.endpoint`` is set (of the
+    server kind the settings name; its update and Graph Store endpoints from the settings, or
+    the kind's own; credentials from the environment or the credentials file), else an
     OxigraphStore at ``settings.store`` (a directory, or ``memory:``).
 
     ``read_only`` is how readers open an on-disk store: its published generation, under a lease,
     never written (see ``store/generations.py``); it changes nothing for a remote or in-memory
     store. ``allow_fetch`` lets queries and updates use SERVICE and LOAD (refused by default)."""
     if settings.endpoint:
+        from kgprofiles.store.credentials import credentials_from
+
         return RemoteStore(
             settings.endpoint,
             settings.update_endpoint,
@@ -26,5 +29,8 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             settings.query_timeout_s,
             allow_fetch=allow_fetch,
             max_answer_bytes=settings.limits.max_answer_bytes,
+            kind=settings.server_kind,
+            credentials=credentials_from(settings.credentials_file),
+            max_rows=settings.server_max_rows,
         )
     return OxigraphStore(settings.store, read_only=read_only and settings.store != MEMORY, allow_fetch=allow_fetch)
