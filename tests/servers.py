@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pytest
 
+from kgprofiles.store.credentials import Credentials
+
 STARTUP_TIMEOUT_S = 20.0
 
 
@@ -237,6 +239,11 @@ class VirtuosoServer:
     @property
     def query_endpoint(self) -> str:
         return f"{self.base_url}/sparql"
+
+    @property
+    def credentials(self) -> Credentials:
+        """The update user's credentials."""
+        return Credentials(VIRTUOSO_USER, VIRTUOSO_PASSWORD, "the test server")
 
     @property
     def credentials_env(self) -> dict[str, str]:

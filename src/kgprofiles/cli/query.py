@@ -116,6 +116,12 @@ def _print_result(result: object, output: str | None) -> None:
         sys.stdout.buffer.write(serialize_triples(result, fmt))
         return
     assert isinstance(result, SelectResult)
+    if result.capped_at is not None:
+        typer.echo(
+            f"warning: the server cut this answer at its cap of {result.capped_at} rows: more rows may match "
+            "(add LIMIT/OFFSET to page, or raise the server's cap)",
+            err=True,
+        )
     fmt = output or "table"
     if fmt not in RESULT_FORMATS:
         raise InputError(

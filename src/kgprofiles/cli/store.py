@@ -39,13 +39,19 @@ def _store_path(ctx: typer.Context, store: str | None) -> Path:
 
 
 @store_app.command("check")
-def check(ctx: typer.Context, store: StoreOption = None) -> None:
+def check(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption = None) -> None:
     """Read every generation of the store to the end (every checksum is verified), list its graphs
     and run a query; say which generations are good. Exit 0 when the published one is good, 3 when
-    it is not (the hint names a good one to go back to with `kgprofiles store use`)."""
+    it is not (the hint names a good one to go back to with `kgprofiles store use`).
+    With --endpoint (or an endpoint in kgprofiles.toml): try the SPARQL server (query, update,
+    Graph Store, transactions, result cap, booleans, graph listing, auth) and say what works;
+    exit 4 when something kgprofiles needs does not."""
     from kgprofiles.store import generations
     from kgprofiles.store.health import check_store
 
+    if endpoint is not None or (store is None and project_settings(ctx).endpoint):
+        _probe_remote(store_settings(ctx, None, endpoint))
+        return
     path = _store_path(ctx, store)
     if not generations.is_published(path):
         raise StoreError(f"{path} is not a published store", "run `kgprofiles build` to publish one")
@@ -84,6 +90,26 @@ def gc(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption =
     for name in collected.in_use:
         typer.echo(f"kept {name}: a reader holds it")
     typer.echo(f"freed {collected.freed_bytes / 1e6:.1f} MB")
+
+
+def _probe_remote(settings: Settings) -> None:
+    from kgprofiles.errors import RemoteError
+    from kgprofiles.store import open_store
+    from kgprofiles.store.probe import probe
+    from kgprofiles.store.remote import RemoteStore
+
+    remote = open_store(settings)
+    assert isinstance(remote, RemoteStore)
+    typer.echo(f"{remote.query_endpoint} as a {remote.kind.name} server")
+    findings = probe(remote)
+    for finding in findings:
+        typer.echo(finding.format())
+    failing = [f.name for f in findings if f.ok is False]
+    if failing:
+        raise RemoteError(
+            f"{settings.endpoint}: {', '.join(failing)} do(es) not work as kgprofiles needs",
+            "see the lines above; --server-kind names the kind of server, [kgprofiles.server] in kgprofiles.toml",
+        )
 
 
 def _purge_remote(settings: Settings) -> None:

@@ -78,6 +78,7 @@ from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 
 from kgprofiles.config import Limits
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
+from kgprofiles.sparql_lexer import scan
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import (
     QUERY_FORMS,
@@ -98,7 +99,14 @@ from kgprofiles.store.oxigraph import (
     serialize_dataset,
 )
 from kgprofiles.store.paging import PagingError, paged_query
-from kgprofiles.store.results import ask_answer, boolean_variables, normalise_booleans, read_json_results
+from kgprofiles.store.results import (
+    ask_answer,
+    boolean_variables,
+    canonical,
+    canonical_triple,
+    normalise_booleans,
+    read_json_results,
+)
 from kgprofiles.store.server_kinds import ServerKind, server_kind
 from kgprofiles.vocab import GENID, GRAPH
 
@@ -229,6 +237,7 @@ def _refuse_xml_declarations(body: bytes, url: str) -> None:
 
 def _server_message(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace").strip()
+    text = text.split("\n\nSPARQL query:", 1)[0].strip()  # Virtuoso repeats the whole request after
     if text.lstrip().lower().startswith(("<!doctype html", "<html")):
         return "(an HTML page)"
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "…"
@@ -326,14 +335,16 @@ class RemoteStore:
         return result
 
     def _pragmas(self, sparql: str) -> str:
-        """What keeps the server's own graphs out of a query without a dataset of its own
-        (Virtuoso: ``define input:default-graph-exclude`` / ``named-graph-exclude``)."""
+        """What keeps the server's own graphs out of the default graph of a query without a
+        dataset of its own (Virtuoso: ``define input:default-graph-exclude``). Not for a query
+        with a ``GRAPH`` pattern: with any such ``define``, Virtuoso 7.2.5 finds (nearly) nothing in
+        ``GRAPH <g> { … }``; ``graphs()`` and ``quads()`` leave the server's graphs out themselves,
+        and a user's query that mixes GRAPH patterns with the default graph sees them there."""
         if self.kind.name != "virtuoso" or names_dataset(sparql):
             return ""
-        return "".join(
-            f"define input:default-graph-exclude <{g}>\ndefine input:named-graph-exclude <{g}>\n"
-            for g in self.system_graphs()
-        )
+        if any(token.keyword == "GRAPH" for token in scan(sparql)):
+            return ""
+        return "".join(f"define input:default-graph-exclude <{g}>\n" for g in self.system_graphs())
 
     def system_graphs(self) -> tuple[str, ...]:
         """The graphs the server keeps for itself (by its kind), looked up once."""
@@ -411,7 +422,7 @@ class RemoteStore:
                 return _unskolemize_result(ox.parse_query_results(body, format=results_format), raw)
             if ox.RdfFormat.from_media_type(media_type) if media_type else None:
                 fmt = _graph_format(media_type, url)
-                triples = [q.triple for q in ox.parse(body, format=fmt)]
+                triples = [canonical_triple(q.triple) for q in ox.parse(body, format=fmt)]
                 return triples if raw else [_unskolemize_triple(t) for t in triples]
         except (SyntaxError, ValueError) as exc:
             raise RemoteError(f"{url} sent a {media_type} answer that does not parse: {exc}") from exc
@@ -684,7 +695,11 @@ class RemoteStore:
                 f"{url} answered HTTP {exc.code}: it refused the credentials of {self.credentials.source}",
                 f"check the user and password, and that the user may write ({NEEDED_HINT})",
             )
-        return RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}")
+        refused = "SECURITY" in message or "No permission" in message  # Virtuoso: a 500 for a write not allowed
+        return RemoteError(
+            f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}",
+            NEEDED_HINT if refused and self.credentials is None else None,
+        )
 
 
 #: Reads of graph contents name at most this many graphs in one query.
@@ -735,4 +750,5 @@ def _unskolemize_result(raw: ox.QuerySolutions | ox.QueryBoolean, keep: bool = F
     if isinstance(raw, ox.QueryBoolean):
         return bool(raw)
     result = SelectResult.from_solutions(raw)
+    result = SelectResult(result.variables, tuple({k: canonical(v) for k, v in row.items()} for row in result.rows))
     return result if keep else _unskolemize_rows(result)

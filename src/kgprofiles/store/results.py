@@ -9,7 +9,8 @@ ValueError with what is wrong.
 ``boolean_variables`` finds the variables a query binds to a boolean expression (``(?a = ?b AS
 ?x)``, ``BIND(BOUND(?y) AS ?z)``, ``(true AS ?t)``), so that a server that answers booleans as
 ``"1"^^xsd:integer`` (Virtuoso) can be read back as the canonical ``"true"^^xsd:boolean``
-(``normalise_booleans``): every caller sees the same RDF term from every store.
+(``normalise_booleans``), and a stored ``true`` given back as ``"1"^^xsd:boolean`` is read as
+``"true"^^xsd:boolean`` (``canonical``): every caller sees the same RDF term from every store.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _term(value: Any) -> Term:
             if isinstance(language, str) and language:
                 return ox.Literal(text, language=language)
             if isinstance(datatype, str) and datatype:
-                return ox.Literal(text, datatype=ox.NamedNode(datatype))
+                return canonical(ox.Literal(text, datatype=ox.NamedNode(datatype)))
             return ox.Literal(text)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"a {kind} term that is not valid RDF ({exc}): {text!r:.200}") from exc
@@ -157,6 +158,20 @@ def _as_boolean(term: Term) -> Term:
     if isinstance(term, ox.Literal) and term.datatype.value == _XSD_INTEGER and term.value in ("0", "1"):
         return _TRUE if term.value == "1" else _FALSE
     return term
+
+
+def canonical(term: Term) -> Term:
+    """``term``, with an ``xsd:boolean`` in its canonical form: ``"1"^^xsd:boolean`` (how
+    Virtuoso gives back a stored ``true``) is ``"true"^^xsd:boolean``, the same value."""
+    if isinstance(term, ox.Literal) and term.datatype == _XSD_BOOLEAN and term.value in ("0", "1"):
+        return _TRUE if term.value == "1" else _FALSE
+    return term
+
+
+def canonical_triple(triple: ox.Triple) -> ox.Triple:
+    """The triple with its object in canonical form (``canonical``)."""
+    value = canonical(triple.object)  # type: ignore[arg-type]
+    return triple if value is triple.object else ox.Triple(triple.subject, triple.predicate, value)
 
 
 def ask_answer(result: SelectResult | bool) -> SelectResult | bool:

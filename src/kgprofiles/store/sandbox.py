@@ -59,6 +59,7 @@ from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, soluti
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.remote import RemoteStore
 from kgprofiles.vocab import PREFIXES
 
 DEFAULT_WORKERS = 2
@@ -256,7 +257,10 @@ def query_once(
 ) -> QueryResult:
     """One query, for a one-off command, run where it can be stopped: over an on-disk embedded
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
-    (its own HTTP timeout); over an in-memory store in this thread."""
+    (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
+    set; over an in-memory store in this thread."""
+    if isinstance(store, RemoteStore):
+        return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:
         return store.query(sparql, bindings)
     sent = store.prepared(sparql, bindings, max_depth)
