@@ -336,15 +336,22 @@ class RemoteStore:
 
     def _pragmas(self, sparql: str) -> str:
         """What keeps the server's own graphs out of the default graph of a query without a
-        dataset of its own (Virtuoso: ``define input:default-graph-exclude``). Not for a query
-        with a ``GRAPH`` pattern: with any such ``define``, Virtuoso 7.2.5 finds (nearly) nothing in
-        ``GRAPH <g> { … }``; ``graphs()`` and ``quads()`` leave the server's graphs out themselves,
-        and a user's query that mixes GRAPH patterns with the default graph sees them there."""
+        dataset of its own, and out of ``GRAPH ?g`` (Virtuoso: ``define input:default-graph-exclude``
+        and ``named-graph-exclude``). Not for a query with ``GRAPH <a graph IRI>``: with any such
+        ``define``, Virtuoso 7.2.5 finds (nearly) nothing there; such a query that also reads the
+        default graph sees the server's graphs in it (``graphs()`` and ``quads()`` leave them out
+        themselves)."""
         if self.kind.name != "virtuoso" or names_dataset(sparql):
             return ""
-        if any(token.keyword == "GRAPH" for token in scan(sparql)):
+        words = list(scan(sparql))
+        if any(
+            t.keyword == "GRAPH" and at + 1 < len(words) and words[at + 1].kind != "var" for at, t in enumerate(words)
+        ):
             return ""
-        return "".join(f"define input:default-graph-exclude <{g}>\n" for g in self.system_graphs())
+        return "".join(
+            f"define input:default-graph-exclude <{g}>\ndefine input:named-graph-exclude <{g}>\n"
+            for g in self.system_graphs()
+        )
 
     def system_graphs(self) -> tuple[str, ...]:
         """The graphs the server keeps for itself (by its kind), looked up once."""
