@@ -45,17 +45,9 @@ def main(
         Path | None, typer.Option(help="Project root (holds data/, ontology/, shapes/, queries/).")
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True)] = False,
-    server_kind: Annotated[
-        str | None,
-        typer.Option(
-            "--server-kind",
-            help="The kind of SPARQL server --endpoint is: oxigraph, virtuoso, fuseki, graphdb or generic "
-            "(default: [kgprofiles.server] kind, KGPROFILES_SERVER_KIND, else generic).",
-        ),
-    ] = None,
 ) -> None:
     """Keep a sourced knowledge graph of people."""
-    ctx.obj = ProjectRef(project, server_kind)
+    ctx.obj = ProjectRef(project)
 
 
 COMMANDS: tuple[Callable[..., None], ...] = (

@@ -11,6 +11,7 @@ import typer
 from kgprofiles.cli.options import (
     EndpointOption,
     NoWaitOption,
+    ServerKindOption,
     StoreOption,
     project_settings,
     store_settings,
@@ -39,7 +40,12 @@ def _store_path(ctx: typer.Context, store: str | None) -> Path:
 
 
 @store_app.command("check")
-def check(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption = None) -> None:
+def check(
+    ctx: typer.Context,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
+) -> None:
     """Read every generation of the store to the end (every checksum is verified), list its graphs
     and run a query; say which generations are good. Exit 0 when the published one is good, 3 when
     it is not (the hint names a good one to go back to with `kgprofiles store use`).
@@ -50,7 +56,7 @@ def check(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOptio
     from kgprofiles.store.health import check_store
 
     if endpoint is not None or (store is None and project_settings(ctx).endpoint):
-        _probe_remote(store_settings(ctx, None, endpoint))
+        _probe_remote(store_settings(ctx, None, endpoint, server_kind))
         return
     path = _store_path(ctx, store)
     if not generations.is_published(path):
@@ -70,14 +76,19 @@ def check(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOptio
 
 
 @store_app.command("gc")
-def gc(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption = None) -> None:
+def gc(
+    ctx: typer.Context,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
+) -> None:
     """Remove the generations that are neither published nor held by a reader (a running server,
     a query), and what a killed build or load left behind. Safe beside readers and writers.
     With --endpoint: drop the staging graphs a failed write left on the SPARQL server."""
     from kgprofiles.store import generations
 
     if endpoint is not None or project_settings(ctx).endpoint:
-        _purge_remote(store_settings(ctx, store, endpoint))
+        _purge_remote(store_settings(ctx, store, endpoint, server_kind))
         return
     path = _store_path(ctx, store)
     try:

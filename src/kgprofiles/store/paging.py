@@ -36,10 +36,16 @@ def paged_query(sent: str, variables: tuple[str, ...], limit: int, offset: int) 
     if "LIMIT" in words or "OFFSET" in words:
         raise PagingError("the query has its own LIMIT or OFFSET")
     values_at = next((t.start for t in tail if t.keyword == "VALUES"), len(sent))
-    modifiers = sent[close:values_at]
+    modifiers = sent[close:values_at].rstrip()
     order_at = next((i for i, t in enumerate(tail) if t.keyword == "ORDER"), None)
-    ties = " ".join(f"?{name}" for name in variables)
-    modifiers = f"{modifiers}\nORDER BY {ties}" if order_at is None else f"{modifiers} {ties}"
+    # a variable the ORDER BY already names is not named again: Virtuoso 7 pages wrongly (rows
+    # repeated, others missing) when an ORDER BY names a variable twice
+    ordered = {t.text[1:] for t in tail[order_at:] if t.kind == "var"} if order_at is not None else set()
+    ties = " ".join(f"?{name}" for name in variables if name not in ordered)
+    if order_at is None:
+        modifiers = f"{modifiers}\nORDER BY {ties}"
+    elif ties:
+        modifiers = f"{modifiers} {ties}"
     return f"{sent[:close]}{modifiers}\nLIMIT {limit} OFFSET {offset}\n{sent[values_at:]}"
 
 

@@ -23,10 +23,9 @@ from kgprofiles.store.remote import RemoteStore
 __all__ = ["Finding", "probe"]
 
 #: 10^5 rows out of no data: enough to meet any usual result cap.
-_MANY_ROWS = (
-    "SELECT ?a ?b ?c ?d ?e WHERE { " + " ".join(f"VALUES ?{v} {{ 0 1 2 3 4 5 6 7 8 9 }}" for v in "abcde") + " }"
-)
+_MANY_ROWS = "SELECT ?a WHERE { " + " ".join(f"VALUES ?{v} {{ 0 1 2 3 4 5 6 7 8 9 }}" for v in "abcde") + " }"
 _MANY = 100_000
+_DATA_ROWS = "SELECT ?s WHERE { ?s ?p ?o }"
 
 
 @dataclass(frozen=True)
@@ -118,14 +117,22 @@ def _try_transaction(store: RemoteStore, graph: str, a: str, b: str) -> Finding:
 
 
 def _try_cap(store: RemoteStore) -> Finding:
-    try:
-        result = store.query_as_answered(_MANY_ROWS)
-    except KgError as exc:
-        return Finding("result cap", None, f"not measured: {exc.message}")
-    assert isinstance(result, SelectResult)
-    if result.capped_at is not None or len(result) < _MANY:
-        cap = result.capped_at or len(result)
-        how = f" (said in {store.kind.cap_header})" if store.kind.cap_header and result.capped_at else ""
+    """The smallest cap met by 10^5 rows made of nothing and by the rows of the data (Virtuoso
+    caps the two differently)."""
+    cuts: list[tuple[int, bool]] = []
+    for query in (_MANY_ROWS, _DATA_ROWS):
+        try:
+            result = store.query_as_answered(query)
+        except KgError as exc:
+            return Finding("result cap", None, f"not measured: {exc.message}")
+        assert isinstance(result, SelectResult)
+        if result.capped_at is not None:
+            cuts.append((result.capped_at, True))
+        elif query is _MANY_ROWS and len(result) < _MANY:
+            cuts.append((len(result), False))
+    if cuts:
+        cap, said = min(cuts)
+        how = f" (said in {store.kind.cap_header})" if store.kind.cap_header and said else ""
         return Finding("result cap", None, f"answers are cut at {cap} rows{how}: reads that must be complete page")
     return Finding("result cap", True, f"none met at {_MANY} rows")
 
