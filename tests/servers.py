@@ -9,7 +9,7 @@ until it answers, and stops it. The fixtures:
 
 ``VirtuosoServer`` runs Debian's ``virtuoso-t`` over a scratch database with its own ini (free
 ports on 127.0.0.1) and a user who needs credentials to update; ``virtuoso_server`` is the
-session's one (its ``ResultSetMaxRows`` lowered to 40), emptied of all but Virtuoso's system
+session's one (its ``ResultSetMaxRows`` lowered to 1,000), emptied of all but Virtuoso's system
 graphs before each test.
 
 Registered for every test module by ``pytest_plugins = ["servers"]`` in conftest.py.
@@ -339,7 +339,7 @@ class VirtuosoServer:
 #: The result cap of the session's Virtuoso: well below the seed graph's 1,599 quads, so that every
 #: test on it (the store contract, the same answers as the embedded store, exports) also shows that
 #: reads which must be complete page past a cap. One server for all: each start costs 3-9 s.
-CAPPED_MAX_ROWS = 40
+CAPPED_MAX_ROWS = 1000
 
 
 @pytest.fixture(scope="session")
