@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from kgprofiles.errors import RemoteError
+from kgprofiles.store.base import SelectResult
 from kgprofiles.store.remote import RemoteStore
 
 #: The billion laughs: ten entities, each ten of the one before; &lol9; is 10⁹ "lol"s (3 GB).
@@ -161,3 +163,14 @@ def test_an_answer_that_says_it_is_too_long_is_not_read(fake: FakeServer) -> Non
 
     with pytest.raises(RemoteError, match="sent an answer of 1,000,000,000,000 bytes, over the 200,000,000-byte"):
         RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")
+
+
+def test_a_json_answer_with_a_key_after_bindings_is_read(fake: FakeServer) -> None:
+    """Comunica's SPARQL server puts keys after ``bindings``; pyoxigraph's parser refuses them."""
+    fake.answer = Answer(
+        "application/sparql-results+json",
+        b'{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri", "value": "http://example.org/a"}}]},'
+        b' "metadata": {"httpRequests": 1}}',
+    )
+    result = RemoteStore(fake.url).query("SELECT ?x WHERE { ?x ?p ?o }")
+    assert isinstance(result, SelectResult) and result.rows == ({"x": ox.NamedNode("http://example.org/a")},)

@@ -167,6 +167,15 @@ def test_the_protocol_dataset_overrides_the_union(client: httpx.Client) -> None:
     assert [b["g"]["value"] for b in named.json()["results"]["bindings"]] == [graph]
 
 
+def test_from_in_the_query_reads_only_that_graph(client: httpx.Client) -> None:
+    graph = "https://w3id.org/kgprofiles/graph/file/people/horace-he.ttl"
+    counted = "SELECT (COUNT(DISTINCT ?p) AS ?n) {} WHERE {{ ?p a kgp:Person }}"
+    one_file = client.get("/sparql", params={"query": counted.format(f"FROM <{graph}>")})
+    named_only = client.get("/sparql", params={"query": counted.format(f"FROM NAMED <{graph}>")})
+    values = [r.json()["results"]["bindings"][0]["n"]["value"] for r in (one_file, named_only)]
+    assert values == ["1", "0"]
+
+
 def test_the_row_limit_says_it_was_hit(settings: Settings, disk_seed_store: OxigraphStore) -> None:
     with serving(create_app(settings, disk_seed_store, max_rows=5)) as url:
         too_many = httpx.get(f"{url}/sparql", params={"query": NAMES})

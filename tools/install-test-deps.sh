@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the web tests need beyond the Python packages, quietly and only what is missing:
 #   Debian: chromium (the browser tests drive it with Playwright; no browser download),
-#           rasqal-utils (roqet, a SPARQL protocol client), fonts-dejavu-core (readable screenshots);
+#           rasqal-utils (roqet, a SPARQL protocol client), fonts-dejavu-core (readable screenshots),
+#           virtuoso-opensource-7 (virtuoso-t and isql-vt: the store tests start their own Virtuoso on
+#           127.0.0.1 with a scratch database; the package's system service is never started);
 #   npm:    @triply/yasgui (the query editor the server serves itself), from package-lock.json.
 # Idempotent: a second run installs nothing. Runs as root in CI; without root it uses sudo when
 # it must install a Debian package. `apt-get update` runs only when a package is missing.
@@ -9,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-DEBIAN_PACKAGES=(chromium rasqal-utils fonts-dejavu-core)
+DEBIAN_PACKAGES=(chromium rasqal-utils fonts-dejavu-core virtuoso-opensource-7)
 if [[ ${1:-} == "--editor-only" ]]; then
     DEBIAN_PACKAGES=()
 fi
@@ -28,7 +30,33 @@ if ((${#missing[@]})); then
     echo "install-test-deps: installing ${missing[*]} (apt)"
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq >/dev/null
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # virtuoso-opensource-7's postinst starts a system-wide server on ports 1111 and 8890 through
+    # invoke-rc.d; a policy-rc.d that denies every start (exit 101) keeps it from running, for the
+    # length of the install only (an existing policy-rc.d is left as it is).
+    policy=/usr/sbin/policy-rc.d
+    own_policy=""
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+        $sudo chmod 755 "$policy"
+        own_policy=1
+    fi
+    status=0
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+    if [[ -n $own_policy ]]; then
+        $sudo rm -f "$policy"
+    fi
+    if ((status)); then
+        exit "$status"
+    fi
+fi
+# Whatever installed it, the packaged Virtuoso service must not squat the ports or start at boot.
+if [[ -x /etc/init.d/virtuoso-opensource-7 ]] && pgrep -x virtuoso-t >/dev/null 2>&1; then
+    if pgrep -f 'virtuoso-t.*/etc/virtuoso-opensource-7/virtuoso.ini' >/dev/null 2>&1; then
+        ${sudo:-} /etc/init.d/virtuoso-opensource-7 stop >/dev/null 2>&1 || true
+    fi
+fi
+if command -v update-rc.d >/dev/null && [[ -e /etc/init.d/virtuoso-opensource-7 ]]; then
+    ${sudo:-} update-rc.d virtuoso-opensource-7 disable >/dev/null 2>&1 || true
 fi
 
 # npm ci only when node_modules does not match package-lock.json (npm records what it installed).

@@ -117,6 +117,9 @@ class Settings:
     endpoint: str | None = None  # a SPARQL 1.1 query endpoint URL: use the remote backend
     update_endpoint: str | None = None
     graph_store_endpoint: str | None = None
+    server_kind: str = "generic"  # oxigraph, virtuoso, fuseki, graphdb, generic (store/server_kinds.py)
+    credentials_file: Path | None = None  # a TOML file with user and password for the server
+    server_max_rows: int | None = None  # the server's result cap, when it does not say it cut an answer
     query_timeout_s: float = 30.0
     query_workers: int = 2  # queries that run at once, each in its own process
     query_queue: int = 8  # queries that may wait for a worker; more are refused (503)
@@ -160,6 +163,30 @@ def _base_iri(table: dict[str, object], config_path: Path) -> str:
             f"{config_path}: base_iri: {exc}",
             'give the address your IRIs live under, e.g. base_iri = "https://example.org/whos-who/"',
         ) from exc
+_SERVER_KEYS = {"kind", "credentials_file", "max_rows"}
+_SERVER_HINT = (
+    "[kgprofiles.server] takes kind (oxigraph, virtuoso, fuseki, graphdb, generic), credentials_file "
+    "(a file with user and password) and max_rows (the server's result cap)"
+)
+
+
+def _server_table(table: dict[str, object], where: Path) -> dict[str, object]:
+    """``[kgprofiles.server]``, checked: never a password in kgprofiles.toml itself."""
+    server = table.get("server", {})
+    if not isinstance(server, dict):
+        raise InputError(f"{where}: [kgprofiles.server] must be a table", _SERVER_HINT)
+    if {"user", "password"} & set(server):
+        raise InputError(
+            f"{where}: credentials do not go in kgprofiles.toml (it is shared, and often in git)",
+            "set KGPROFILES_SERVER_USER and KGPROFILES_SERVER_PASSWORD, or credentials_file = a file of your own",
+        )
+    unknown = sorted(set(server) - _SERVER_KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r} in [kgprofiles.server]", _SERVER_HINT)
+    rows = server.get("max_rows")
+    if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool) or rows < 1):
+        raise InputError(f"{where}: max_rows = {rows!r} is not a whole number of at least 1", _SERVER_HINT)
+    return server
 
 
 def load_settings(root: Path | None = None, **overrides: object) -> Settings:
@@ -219,6 +246,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         store = str(path(store))
     weights = table.get("related_weights", {})
     base_iri = _base_iri(table, config_path)
+    server = _server_table(table, config_path)
     settings = Settings(
         root=root,
         data_dir=path(pick("data", "KGPROFILES_DATA", "data")),
@@ -229,6 +257,9 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         endpoint=pick("endpoint", "KGPROFILES_ENDPOINT", None),  # type: ignore[arg-type]
         update_endpoint=table.get("update_endpoint"),  # type: ignore[arg-type]
         graph_store_endpoint=table.get("graph_store_endpoint"),  # type: ignore[arg-type]
+        server_kind=str(os.environ.get("KGPROFILES_SERVER_KIND") or server.get("kind") or "generic"),
+        credentials_file=path(server["credentials_file"]) if server.get("credentials_file") else None,
+        server_max_rows=server.get("max_rows"),  # type: ignore[arg-type]
         query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},

@@ -13,6 +13,7 @@ from kgprofiles.cli.options import (
     EndpointOption,
     NoWaitOption,
     QuietOption,
+    ServerKindOption,
     StoreOption,
     project_settings,
     store_settings,
@@ -75,6 +76,7 @@ def build(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or directories (default: data/).")] = None,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
     quiet: QuietOption = False,
     reference: ReferenceOption = False,
     no_wait: NoWaitOption = False,
@@ -95,7 +97,7 @@ def build(
     from kgprofiles.pipeline import build as run_build
     from kgprofiles.progress import report_progress
 
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     with report_progress("build", quiet) as progress:
         writing = write_options("kgprofiles build", no_wait)
         report = run_build(settings, paths, progress, reference=reference, writing=writing)
@@ -109,6 +111,7 @@ def load(
     paths: Annotated[list[Path], typer.Argument(help="The files to add or replace.")],
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
     quiet: QuietOption = False,
     reference: Annotated[
         bool,
@@ -124,7 +127,7 @@ def load(
     from kgprofiles.pipeline import load as run_load
     from kgprofiles.progress import report_progress
 
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     with report_progress("load", quiet) as progress:
         writing = write_options("kgprofiles load", no_wait)
         report = run_load(settings, paths, progress, reference=reference, writing=writing)

@@ -21,6 +21,14 @@ EndpointOption = Annotated[
     str | None,
     typer.Option("--endpoint", help="A SPARQL 1.1 query endpoint URL: use that server instead of the embedded store."),
 ]
+ServerKindOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server-kind",
+        help="The kind of SPARQL server --endpoint is: oxigraph, virtuoso, fuseki, graphdb or generic "
+        "(default: [kgprofiles.server] kind in kgprofiles.toml, KGPROFILES_SERVER_KIND, else generic).",
+    ),
+]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
 NoWaitOption = Annotated[
     bool,
@@ -42,7 +50,11 @@ class ProjectRef:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = load_settings(self.root)
+            from kgprofiles.store.server_kinds import server_kind
+
+            settings = load_settings(self.root)
+            server_kind(settings.server_kind)  # an unknown kind fails here, naming the kinds
+            self._settings = settings
         return self._settings
 
 
@@ -51,13 +63,19 @@ def project_settings(ctx: typer.Context) -> Settings:
     return ctx.find_root().obj.settings  # type: ignore[no-any-return]
 
 
-def store_settings(ctx: typer.Context, store: str | None, endpoint: str | None) -> Settings:
-    """The project settings with --store / --endpoint applied (a relative --store is taken from
-    the current directory, and not resolved: it is the link a build publishes)."""
+def store_settings(
+    ctx: typer.Context, store: str | None, endpoint: str | None, server_kind: str | None = None
+) -> Settings:
+    """The project settings with --store / --endpoint / --server-kind applied (a relative --store
+    is taken from the current directory, and not resolved: it is the link a build publishes)."""
     settings = project_settings(ctx)
     if store is not None and store != MEMORY:
         store = str((Path.cwd() / store).absolute())
-    return settings.with_overrides(store=store, endpoint=endpoint)
+    if server_kind is not None:
+        from kgprofiles.store.server_kinds import server_kind as kind_named
+
+        kind_named(server_kind)  # an unknown kind fails here, naming the kinds
+    return settings.with_overrides(store=store, endpoint=endpoint, server_kind=server_kind)
 
 
 def open_reader(settings: Settings) -> Store:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from kgprofiles.cli.options import EndpointOption, StoreOption, open_reader, store_settings
+from kgprofiles.cli.options import EndpointOption, ServerKindOption, StoreOption, open_reader, store_settings
 from kgprofiles.errors import InputError
 from kgprofiles.store import rdf_syntax
 
@@ -29,6 +29,7 @@ def query(
     ] = None,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
     list_queries: Annotated[bool, typer.Option("--list", help="List the named queries and their parameters.")] = False,
     timeout: Annotated[
         float | None,
@@ -45,7 +46,7 @@ def query(
 
     if timeout is not None and timeout <= 0:
         raise InputError("--timeout must be positive")
-    settings = store_settings(ctx, store, endpoint).with_overrides(query_timeout_s=timeout)
+    settings = store_settings(ctx, store, endpoint, server_kind).with_overrides(query_timeout_s=timeout)
     if list_queries:
         for q in load_queries(settings.queries_dir).values():
             params = " ".join(f"--param {p.name}=<{p.type}{'?' if p.optional else ''}>" for p in q.params)
@@ -116,6 +117,12 @@ def _print_result(result: object, output: str | None) -> None:
         sys.stdout.buffer.write(serialize_triples(result, fmt))
         return
     assert isinstance(result, SelectResult)
+    if result.capped_at is not None:
+        typer.echo(
+            f"warning: the server cut this answer at its cap of {result.capped_at} rows: more rows may match "
+            "(add LIMIT/OFFSET to page, or raise the server's cap)",
+            err=True,
+        )
     fmt = output or "table"
     if fmt not in RESULT_FORMATS:
         raise InputError(
@@ -160,6 +167,7 @@ def export(
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """Export the whole graph (N-Quads keep the named graphs) or one person's profile: the person,
     their claims and everything those cite. The same store always gives byte-identical output."""
@@ -169,7 +177,7 @@ def export(
     from kgprofiles.queries import get_query, resolve_iri
     from kgprofiles.vocab import ids
 
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     check_format(output)
     target = open_reader(settings)
     try:
@@ -185,5 +193,3 @@ def export(
     else:
         out.write_bytes(data)
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
-
-

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from kgprofiles.cli.options import store_settings
+from kgprofiles.cli.options import ServerKindOption, store_settings
 from kgprofiles.errors import InputError
 
 LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-token is given"
@@ -54,6 +54,7 @@ def serve(
         str | None,
         typer.Option("--endpoint", help="Serve this SPARQL 1.1 server's data instead of the embedded store."),
     ] = None,
+    server_kind: ServerKindOption = None,
     write_token: Annotated[
         str | None,
         typer.Option(
@@ -78,7 +79,7 @@ def serve(
     from kgprofiles.store import open_store
     from kgprofiles.web.app import create_app
 
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
         raise InputError("--query-timeout and --max-rows must be positive")
     target = open_store(settings, read_only=True, allow_fetch=allow_fetch)

@@ -11,6 +11,7 @@ import typer
 from kgprofiles.cli.options import (
     EndpointOption,
     NoWaitOption,
+    ServerKindOption,
     StoreOption,
     project_settings,
     store_settings,
@@ -39,13 +40,24 @@ def _store_path(ctx: typer.Context, store: str | None) -> Path:
 
 
 @store_app.command("check")
-def check(ctx: typer.Context, store: StoreOption = None) -> None:
+def check(
+    ctx: typer.Context,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
+) -> None:
     """Read every generation of the store to the end (every checksum is verified), list its graphs
     and run a query; say which generations are good. Exit 0 when the published one is good, 3 when
-    it is not (the hint names a good one to go back to with `kgprofiles store use`)."""
+    it is not (the hint names a good one to go back to with `kgprofiles store use`).
+    With --endpoint (or an endpoint in kgprofiles.toml): try the SPARQL server (query, update,
+    Graph Store, transactions, result cap, booleans, graph listing, auth) and say what works;
+    exit 4 when something kgprofiles needs does not."""
     from kgprofiles.store import generations
     from kgprofiles.store.health import check_store
 
+    if endpoint is not None or (store is None and project_settings(ctx).endpoint):
+        _probe_remote(store_settings(ctx, None, endpoint, server_kind))
+        return
     path = _store_path(ctx, store)
     if not generations.is_published(path):
         raise StoreError(f"{path} is not a published store", "run `kgprofiles build` to publish one")
@@ -64,14 +76,19 @@ def check(ctx: typer.Context, store: StoreOption = None) -> None:
 
 
 @store_app.command("gc")
-def gc(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption = None) -> None:
+def gc(
+    ctx: typer.Context,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
+) -> None:
     """Remove the generations that are neither published nor held by a reader (a running server,
     a query), and what a killed build or load left behind. Safe beside readers and writers.
     With --endpoint: drop the staging graphs a failed write left on the SPARQL server."""
     from kgprofiles.store import generations
 
     if endpoint is not None or project_settings(ctx).endpoint:
-        _purge_remote(store_settings(ctx, store, endpoint))
+        _purge_remote(store_settings(ctx, store, endpoint, server_kind))
         return
     path = _store_path(ctx, store)
     try:
@@ -84,6 +101,26 @@ def gc(ctx: typer.Context, store: StoreOption = None, endpoint: EndpointOption =
     for name in collected.in_use:
         typer.echo(f"kept {name}: a reader holds it")
     typer.echo(f"freed {collected.freed_bytes / 1e6:.1f} MB")
+
+
+def _probe_remote(settings: Settings) -> None:
+    from kgprofiles.errors import RemoteError
+    from kgprofiles.store import open_store
+    from kgprofiles.store.probe import probe
+    from kgprofiles.store.remote import RemoteStore
+
+    remote = open_store(settings)
+    assert isinstance(remote, RemoteStore)
+    typer.echo(f"{remote.query_endpoint} as a {remote.kind.name} server")
+    findings = probe(remote)
+    for finding in findings:
+        typer.echo(finding.format())
+    failing = [f.name for f in findings if f.ok is False]
+    if failing:
+        raise RemoteError(
+            f"{settings.endpoint}: {', '.join(failing)} do(es) not work as kgprofiles needs",
+            "see the lines above; --server-kind names the kind of server, [kgprofiles.server] in kgprofiles.toml",
+        )
 
 
 def _purge_remote(settings: Settings) -> None:

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgprofiles.cli.options import EndpointOption, QuietOption, StoreOption, open_reader, store_settings
+from kgprofiles.cli.options import (
+    EndpointOption,
+    QuietOption,
+    ServerKindOption,
+    StoreOption,
+    open_reader,
+    store_settings,
+)
 from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.errors import InputError
 
@@ -23,11 +30,13 @@ ViewFormat = Annotated[str, typer.Option("--format", "-f", help="text, md, html 
 
 
 @contextmanager
-def _views(ctx: typer.Context, store: str | None, endpoint: str | None) -> Iterator[Views]:
+def _views(
+    ctx: typer.Context, store: str | None, endpoint: str | None, server_kind: str | None = None
+) -> Iterator[Views]:
     """The views over the chosen store (opened to read), closed afterwards."""
     from kgprofiles.profiles import Views
 
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     target = open_reader(settings)
     try:
         yield Views(target, settings.queries_dir, settings.related_weights)
@@ -57,10 +66,11 @@ def profile(
     ] = RELATED_ON_PROFILE,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """Print a person's profile, section by section, every claim with its footnotes: summary,
     research and writing, works, timeline, roles, where they work, related people, sources."""
-    with _views(ctx, store, endpoint) as views:
+    with _views(ctx, store, endpoint, server_kind) as views:
         shown = views.profile(views.resolve_person(person), related_count)
         typer.echo(_render("profile", output, shown), nl=False)
 
@@ -85,6 +95,7 @@ def related(
     quiet: QuietOption = False,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """People related to a person, best first, each with the reason: shared organisations (a
     shared current one weighs most), shared topics, works both contributed to, shared events.
@@ -96,7 +107,7 @@ def related(
         raise InputError(
             "give a PERSON, or --all for everyone", "kgprofiles related horace-he; kgprofiles related --all"
         )
-    with _views(ctx, store, endpoint) as views:
+    with _views(ctx, store, endpoint, server_kind) as views:
         if everyone:
             _related_for_everyone(views, limit or RELATED_ON_PROFILE, out, quiet)
             return
@@ -138,9 +149,10 @@ def org(
     output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """An organisation and its people: current roles first, then former, then not confirmed."""
-    with _views(ctx, store, endpoint) as views:
+    with _views(ctx, store, endpoint, server_kind) as views:
         typer.echo(_render("organization", output, views.organization(organization)), nl=False)
 
 
@@ -150,9 +162,10 @@ def topic(
     output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """A topic and the people who work on it, with their current organisations."""
-    with _views(ctx, store, endpoint) as views:
+    with _views(ctx, store, endpoint, server_kind) as views:
         typer.echo(_render("topic", output, views.topic(name)), nl=False)
 
 
@@ -164,9 +177,8 @@ def people(
     output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """List the people of the graph, filtered by name, topic or organisation."""
-    with _views(ctx, store, endpoint) as views:
+    with _views(ctx, store, endpoint, server_kind) as views:
         typer.echo(_render("people", output, views.people(name, topic, organization)), nl=False)
-
-

@@ -33,8 +33,9 @@ def __getattr__(name: str) -> Any:
 
 
 def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool = False) -> Store:
-    """The store the settings name: a RemoteStore when ``settings.endpoint`` is set (its update
-    and Graph Store endpoints from the settings, or derived from the query endpoint), else an
+    """The store the settings name: a RemoteStore when ``settings.endpoint`` is set (of the
+    server kind the settings name; its update and Graph Store endpoints from the settings, or
+    the kind's own; credentials from the environment or the credentials file), else an
     OxigraphStore at ``settings.store`` (a directory, or ``memory:``).
 
     ``read_only`` is how readers open an on-disk store: its published generation, under a lease,
@@ -45,6 +46,8 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
     from kgprofiles.store.remote import RemoteStore
 
     if settings.endpoint:
+        from kgprofiles.store.credentials import credentials_from
+
         return RemoteStore(
             settings.endpoint,
             settings.update_endpoint,
@@ -52,5 +55,8 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             settings.query_timeout_s,
             allow_fetch=allow_fetch,
             max_answer_bytes=settings.limits.max_answer_bytes,
+            kind=settings.server_kind,
+            credentials=credentials_from(settings.credentials_file),
+            max_rows=settings.server_max_rows,
         )
     return OxigraphStore(settings.store, read_only=read_only and settings.store != MEMORY, allow_fetch=allow_fetch)

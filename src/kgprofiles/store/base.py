@@ -18,10 +18,13 @@ _XSD_STRING = XSD_NS + "string"
 @dataclass(frozen=True)
 class SelectResult:
     """Rows of a SELECT query: variable names in projection order, and one dict per row
-    (unbound variables are absent from the row)."""
+    (unbound variables are absent from the row). ``capped_at``: the server cut the answer at
+    this many rows (only ever set on a user's query passed on as the server answered it;
+    every other read is complete)."""
 
     variables: tuple[str, ...]
     rows: tuple[dict[str, Term], ...]
+    capped_at: int | None = None
 
     def __iter__(self) -> Iterator[dict[str, Term]]:
         return iter(self.rows)

@@ -130,7 +130,8 @@ class SparqlText:
 
     def locate(self, message: str) -> str:
         """The engine's error message with its position given as "line L, column C" of the
-        caller's text (oxigraph's "error at L:C: …" and Jena's "line L, column C" are understood),
+        caller's text (oxigraph's "error at L:C: …", Jena's "line L, column C" and Virtuoso's
+        "SPARQL compiler, line L: …", which has no column, are understood),
         said so a person can read it: what was expected in words, the line, a caret under the
         place; an unknown prefix named, with the prefixes that are declared."""
         match = re.search(r"error at (\d+):(\d+):?\s*", message)
@@ -138,6 +139,12 @@ class SparqlText:
             line, column = self.original_position(int(match[1]), int(match[2]))
             rest = (message[: match.start()] + message[match.end() :]).strip()
             return f"line {line}, column {column}: {self._explain(rest, line, column)}{self._show(line, column)}"
+
+        match = re.search(r"SPARQL compiler, line (\d+): (.*?)(?:\n\s*\nSPARQL query:.*)?$", message, re.DOTALL)
+        if match:  # Virtuoso: a line without a column, then the whole query sent (not repeated)
+            line, _ = self.original_position(int(match[1]), 1)
+            shown = self.original.split("\n")[line - 1] if 1 <= line <= self.original.count("\n") + 1 else ""
+            return f"line {line}: {match[2].strip()}" + (f"\n  {shown}" if shown else "")
 
         def relocate(found: re.Match[str]) -> str:
             line, column = self.original_position(int(found[1]), int(found[2]))

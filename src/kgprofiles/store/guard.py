@@ -83,6 +83,12 @@ def check_query(
             )
 
 
+def names_dataset(text: str) -> bool:
+    """Whether ``text`` names its own dataset (FROM or FROM NAMED): then its default graph is the
+    one it names (or empty, with FROM NAMED alone), never the union of the store's graphs."""
+    return bool(analyse(text).graphs)
+
+
 @lru_cache(maxsize=1024)  # the named queries come back again and again
 def analyse(text: str) -> Analysis:
     """The nesting, fetching keywords and dataset graphs of ``text`` under every reading."""

@@ -52,7 +52,7 @@ from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store import generations
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
-from kgprofiles.store.guard import MAX_DEPTH, check_query
+from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -239,7 +239,8 @@ class OxigraphStore:
     # -- reading ----------------------------------------------------------------------------
 
     def query(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
-        """Run SELECT, ASK, CONSTRUCT or DESCRIBE over the union of the named graphs.
+        """Run SELECT, ASK, CONSTRUCT or DESCRIBE over the union of the named graphs (or over
+        the dataset the query names with FROM / FROM NAMED).
 
         Bindings become a ``VALUES`` clause at the start of the WHERE group (``binding.py``: the
         terms are escaped, never pasted), exactly as on a remote server. A malformed query raises
@@ -260,7 +261,8 @@ class OxigraphStore:
             raw = self.store.query(
                 text.sent,
                 prefixes=PREFIXES,
-                use_default_graph_as_union=True,
+                # pyoxigraph's union default graph overrides the query's FROM: only without one
+                use_default_graph_as_union=not names_dataset(text.sent),
             )
             return _result(raw)
         except SyntaxError as exc:

@@ -62,6 +62,7 @@ not be atomic across graphs, ~8 s).
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import re
 import secrets
@@ -69,6 +70,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 import pyoxigraph as ox
@@ -76,6 +78,7 @@ from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 
 from kgprofiles.config import Limits
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
+from kgprofiles.sparql_lexer import scan
 from kgprofiles.store.base import QueryResult, SelectResult, Term
 from kgprofiles.store.binding import (
     QUERY_FORMS,
@@ -85,7 +88,8 @@ from kgprofiles.store.binding import (
     query_prologue,
     sparql_form,
 )
-from kgprofiles.store.guard import check_query
+from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, opener_for
+from kgprofiles.store.guard import check_query, names_dataset
 from kgprofiles.store.oxigraph import (
     STAGING_GRAPH_PREFIX,
     as_triple,
@@ -94,9 +98,22 @@ from kgprofiles.store.oxigraph import (
     is_staging,
     serialize_dataset,
 )
-from kgprofiles.vocab import GENID
+from kgprofiles.store.paging import PagingError, paged_query
+from kgprofiles.store.results import (
+    ask_answer,
+    boolean_variables,
+    canonical,
+    canonical_triple,
+    normalise_booleans,
+    read_json_results,
+)
+from kgprofiles.store.server_kinds import ServerKind, server_kind
+from kgprofiles.vocab import GENID, GRAPH
 
-__all__ = ["GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
+__all__ = ["BACKUP_GRAPH_PREFIX", "GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
+
+#: Where a non-transactional replace keeps the graphs it changes until the change is verified.
+BACKUP_GRAPH_PREFIX = GRAPH + "backup/"
 
 USER_AGENT = "kgprofiles (SPARQL 1.1 client)"
 _RESULTS_ACCEPT = "application/sparql-results+json, application/sparql-results+xml;q=0.5"
@@ -140,16 +157,8 @@ def _unskolemize_triple(triple: ox.Triple) -> ox.Triple:
 
 
 def derive_endpoints(query_endpoint: str) -> tuple[str, str | None]:
-    """(update endpoint, Graph Store endpoint) guessed from the query endpoint; see the module doc."""
-    parts = urllib.parse.urlsplit(query_endpoint)
-    head, _, last = parts.path.rpartition("/")
-    if last in ("query", "sparql"):
-
-        def sibling(name: str) -> str:
-            return urllib.parse.urlunsplit(parts._replace(path=f"{head}/{name}", query="", fragment=""))
-
-        return sibling("update"), sibling("store")
-    return query_endpoint, None
+    """(update endpoint, Graph Store endpoint) of a generic server (``server_kinds.py``)."""
+    return server_kind("generic").endpoints(query_endpoint)
 
 
 # -- HTTP ---------------------------------------------------------------------------------------
@@ -159,8 +168,9 @@ class _Wrapper(SPARQLWrapper):
     """SPARQLWrapper that leaves HTTP errors to us (with their status and body intact) and takes
     the query form from kgprofiles' own scanner instead of its regular expressions."""
 
-    def __init__(self, endpoint: str, timeout_s: float) -> None:
+    def __init__(self, endpoint: str, timeout_s: float, opener: urllib.request.OpenerDirector) -> None:
         super().__init__(endpoint, agent=USER_AGENT)
+        self.opener = opener
         self.setMethod(POST)
         self.setRequestMethod(URLENCODED)
         self.setOnlyConneg(True)
@@ -171,7 +181,7 @@ class _Wrapper(SPARQLWrapper):
         return form if form in QUERY_FORMS else "SELECT"
 
     def _query(self) -> tuple[http.client.HTTPResponse, str]:
-        response = urllib.request.urlopen(self._createRequest(), timeout=self.timeout)
+        response = self.opener.open(self._createRequest(), timeout=self.timeout)
         return response, self.returnFormat
 
 
@@ -227,6 +237,7 @@ def _refuse_xml_declarations(body: bytes, url: str) -> None:
 
 def _server_message(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace").strip()
+    text = text.split("\n\nSPARQL query:", 1)[0].strip()  # Virtuoso repeats the whole request after
     if text.lstrip().lower().startswith(("<!doctype html", "<html")):
         return "(an HTML page)"
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "…"
@@ -241,9 +252,11 @@ def _unreachable(url: str, exc: BaseException, timeout_s: float) -> RemoteError:
 
 
 class RemoteStore:
-    """A kgprofiles store on a SPARQL 1.1 server (see the module docstring for what the server
-    must do and how each operation travels). ``allow_fetch=True`` permits SERVICE and LOAD;
-    ``max_answer_bytes`` caps the size of every answer read."""
+    """A kgprofiles store on a SPARQL 1.1 server of a ``kind`` (``server_kinds.py``; see the
+    module docstring for what the server must do and how each operation travels).
+    ``credentials`` answer the server's Basic or Digest challenge; ``max_rows`` is the server's
+    result cap when it does not say it cut an answer; ``allow_fetch=True`` permits SERVICE and
+    LOAD; ``max_answer_bytes`` caps the size of every answer read."""
 
     def __init__(
         self,
@@ -254,17 +267,28 @@ class RemoteStore:
         *,
         allow_fetch: bool = False,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
+        kind: str | ServerKind | None = None,
+        credentials: Credentials | None = None,
+        max_rows: int | None = None,
     ) -> None:
-        derived_update, derived_store = derive_endpoints(query_endpoint)
+        for url in (query_endpoint, update_endpoint, graph_store_endpoint):
+            if url:
+                check_endpoint_url(url)
+        self.kind = server_kind(kind)
+        derived_update, derived_store = self.kind.endpoints(query_endpoint, credentials is not None)
         self.max_answer_bytes = max_answer_bytes
         self.query_endpoint = query_endpoint
         self.update_endpoint = update_endpoint or derived_update
         self.graph_store_endpoint = graph_store_endpoint or derived_store
         self.timeout_s = timeout_s
         self.allow_fetch = allow_fetch
+        self.credentials = credentials
+        self.max_rows = max_rows
+        self._opener = opener_for(query_endpoint, credentials)
+        self._system_graphs: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
-        return f"RemoteStore({self.query_endpoint!r})"
+        return f"RemoteStore({self.query_endpoint!r}, kind={self.kind.name!r})"
 
     def __enter__(self) -> RemoteStore:
         return self
@@ -275,47 +299,138 @@ class RemoteStore:
     # -- reading ----------------------------------------------------------------------------
 
     def query(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
-        """Run SELECT, ASK, CONSTRUCT or DESCRIBE on the server. Bindings become a VALUES clause
-        at the start of the outermost WHERE group (blank nodes as their skolem IRIs). A query
-        the server rejects as malformed (HTTP 400) raises QueryError with the server's message,
-        its position mapped to ``sparql``; any other failure raises RemoteError."""
+        """Run SELECT, ASK, CONSTRUCT or DESCRIBE on the server, and read the answer WHOLE: a
+        SELECT the server cut at its cap is read again page by page (``paging.py``).
+        Bindings become a VALUES clause at the start of the outermost WHERE group (blank nodes as
+        their skolem IRIs). A query the server rejects as malformed (HTTP 400) raises QueryError
+        with the server's message, its position mapped to ``sparql``; any other failure raises
+        RemoteError."""
+        return self._query(sparql, bindings, complete=True)
+
+    def query_as_answered(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
+        """A user's query, as the server answers it: a SELECT cut at the server's cap comes back
+        with ``capped_at`` set (the caller says so: a warning, a header), never paged."""
+        return self._query(sparql, bindings, complete=False)
+
+    def _query(
+        self, sparql: str, bindings: Mapping[str, Term] | None, *, complete: bool, raw: bool = False
+    ) -> QueryResult:
         check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         form = sparql_form(sparql)
         if form is not None and form not in QUERY_FORMS:
             raise QueryError(f"{form} is an update, not a query", "use update() for SPARQL Update")
         bound = {name: skolemize(term) for name, term in check_bindings(bindings).items()}
         text = inline_values(SparqlText.of(sparql), bound)
-        text = text.prepend(query_prologue(sparql))
-        content_type, body = self._post_query(text, form)
-        return self._parse_answer(content_type, body)
+        text = text.prepend(self._pragmas(sparql) + query_prologue(sparql))
+        content_type, body, cap_said = self._post_query(text.sent, form, text)
+        result = self._parse_answer(content_type, body, raw=raw)
+        if isinstance(result, SelectResult):
+            cap = self._cap(cap_said, len(result))
+            if cap is not None:
+                result = self._read_pages(text.sent, result, cap, raw) if complete else replace(result, capped_at=cap)
+            if self.kind.integer_booleans:
+                result = normalise_booleans(result, boolean_variables(sparql))
+        if self.kind.integer_booleans and form == "ASK" and not isinstance(result, bool):
+            result = ask_answer(result)  # type: ignore[arg-type]
+        return result
 
-    def _post_query(self, text: SparqlText, form: str | None) -> tuple[str, bytes]:
-        wrapper = _Wrapper(self.query_endpoint, self.timeout_s)
+    def _pragmas(self, sparql: str) -> str:
+        """What keeps the server's own graphs out of the default graph of a query without a
+        dataset of its own, and out of ``GRAPH ?g`` (Virtuoso: ``define input:default-graph-exclude``
+        and ``named-graph-exclude``). Not for a query with ``GRAPH <a graph IRI>``: with any such
+        ``define``, Virtuoso 7.2.5 finds (nearly) nothing there; such a query that also reads the
+        default graph sees the server's graphs in it (``graphs()`` and ``quads()`` leave them out
+        themselves)."""
+        if self.kind.name != "virtuoso" or names_dataset(sparql):
+            return ""
+        words = list(scan(sparql))
+        if any(
+            t.keyword == "GRAPH" and at + 1 < len(words) and words[at + 1].kind != "var" for at, t in enumerate(words)
+        ):
+            return ""
+        return "".join(
+            f"define input:default-graph-exclude <{g}>\ndefine input:named-graph-exclude <{g}>\n"
+            for g in self.system_graphs()
+        )
+
+    def system_graphs(self) -> tuple[str, ...]:
+        """The graphs the server keeps for itself (by its kind), looked up once."""
+        if self._system_graphs is None:
+            if not self.kind.system_graph_prefixes:
+                self._system_graphs = ()
+            else:
+                self._system_graphs = ()  # while listing: no pragmas
+                listed = self._select_rows(_ALL_GRAPHS)
+                found = {row["g"].value for row in listed if isinstance(row.get("g"), ox.NamedNode)}
+                self._system_graphs = tuple(sorted(g for g in found if self.kind.is_system_graph(g)))
+        return self._system_graphs
+
+    def _cap(self, said: int | None, rows: int) -> int | None:
+        """The cap the answer was cut at, if it was: the server said so (its header), or it holds
+        exactly as many rows as the cap we were told the server has."""
+        if said is not None and rows >= said:
+            return said
+        if self.max_rows is not None and rows >= self.max_rows:
+            return self.max_rows
+        return None
+
+    def _read_pages(self, sent: str, first: SelectResult, cap: int, raw: bool) -> SelectResult:
+        rows: list[dict[str, Term]] = []
+        while True:
+            try:
+                text = paged_query(sent, first.variables, cap, len(rows))
+            except PagingError as exc:
+                raise RemoteError(
+                    f"{self.query_endpoint} cut the answer at {cap} rows, and it cannot be read in pages: {exc}",
+                    "raise the server's result cap (Virtuoso: ResultSetMaxRows in virtuoso.ini)",
+                ) from exc
+            content_type, body, _ = self._post_query(text, "SELECT", None)
+            page = self._parse_answer(content_type, body, raw=raw)
+            if not isinstance(page, SelectResult):
+                raise RemoteError(f"{self.query_endpoint} answered a page of a SELECT with something else")
+            rows += page.rows
+            if len(page.rows) < cap:
+                return SelectResult(first.variables, tuple(rows))
+
+    def _select_rows(self, sparql: str, raw: bool = False) -> SelectResult:
+        result = self._query(sparql, None, complete=True, raw=raw)
+        assert isinstance(result, SelectResult)
+        return result
+
+    def _post_query(self, sent: str, form: str | None, text: SparqlText | None) -> tuple[str, bytes, int | None]:
+        """(content type, body, the cap the server says it cut the answer at)."""
+        wrapper = _Wrapper(self.query_endpoint, self.timeout_s, self._opener)
         wrapper.setReturnFormat(TURTLE if form in ("CONSTRUCT", "DESCRIBE") else JSON)
         wrapper.addCustomHttpHeader("Accept", _GRAPH_ACCEPT if form in ("CONSTRUCT", "DESCRIBE") else _RESULTS_ACCEPT)
-        wrapper.setQuery(text.sent)
+        wrapper.setQuery(sent)
         try:
             result = wrapper.query()
             with result.response as response:
                 body = read_capped(response, self.max_answer_bytes, self.query_endpoint)
-                return response.headers.get("Content-Type", ""), body
+                said = response.headers.get(self.kind.cap_header) if self.kind.cap_header else None
+                cap = int(said) if said is not None and said.strip().isdigit() else None
+                return response.headers.get("Content-Type", ""), body, cap
         except urllib.error.HTTPError as exc:
             raise self._http_error(self.query_endpoint, exc, text) from exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             raise _unreachable(self.query_endpoint, exc, self.timeout_s) from exc
 
-    def _parse_answer(self, content_type: str, body: bytes) -> QueryResult:
+    def _parse_answer(self, content_type: str, body: bytes, raw: bool = False) -> QueryResult:
         media_type = content_type.split(";")[0].strip().lower()
         url = self.query_endpoint
         results_format = ox.QueryResultsFormat.from_media_type(media_type) if media_type else None
         try:
+            if results_format == ox.QueryResultsFormat.JSON:
+                answer = read_json_results(body)
+                return answer if raw or isinstance(answer, bool) else _unskolemize_rows(answer)
             if results_format is not None:
                 if results_format == ox.QueryResultsFormat.XML:
                     _refuse_xml_declarations(body, url)
-                return _unskolemize_result(ox.parse_query_results(body, format=results_format))
+                return _unskolemize_result(ox.parse_query_results(body, format=results_format), raw)
             if ox.RdfFormat.from_media_type(media_type) if media_type else None:
                 fmt = _graph_format(media_type, url)
-                return [_unskolemize_triple(q.triple) for q in ox.parse(body, format=fmt)]
+                triples = [canonical_triple(q.triple) for q in ox.parse(body, format=fmt)]
+                return triples if raw else [_unskolemize_triple(t) for t in triples]
         except (SyntaxError, ValueError) as exc:
             raise RemoteError(f"{url} sent a {media_type} answer that does not parse: {exc}") from exc
         raise RemoteError(
@@ -323,36 +438,42 @@ class RemoteStore:
             "is this the server's SPARQL query endpoint?",
         )
 
+    def _listed_graphs(self) -> list[str]:
+        """Every graph on the server but its own: the project's and staging or backup graphs."""
+        rows = self._select_rows(_GRAPHS_OF_KIND.get(self.kind.name, _ALL_GRAPHS))
+        names = {row["g"].value for row in rows if isinstance(row.get("g"), ox.NamedNode)}
+        return sorted(g for g in names if not self.kind.is_system_graph(g))
+
     def graphs(self) -> list[str]:
-        """The named graphs (IRIs), sorted; staging graphs are left out."""
-        result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g {} }")
-        assert isinstance(result, SelectResult)
-        names = (row["g"] for row in result if isinstance(row.get("g"), ox.NamedNode))
-        return sorted(g.value for g in names if not is_staging(g))
+        """The named graphs (IRIs), sorted; staging and backup graphs and the server's own left out."""
+        return [g for g in self._listed_graphs() if not is_internal(g)]
 
     def quads(self, graph: str | None = None) -> Iterator[ox.Quad]:
-        """The quads of every named graph (one SELECT: a consistent snapshot; staging graphs
-        left out), or of one graph (one Graph Store GET). Fetched whole before returning."""
+        """The quads of every named graph (staging, backup and the server's own left out), or of
+        one graph; read whole (page by page where the server caps answers) before returning."""
         if graph is not None:
-            return iter(self._get_graph(graph))
-        result = self.query("SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }")
-        assert isinstance(result, SelectResult)
-        quads = (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in result)  # type: ignore[arg-type]
-        return iter([q for q in quads if not is_staging(q.graph_name)])
+            return iter(self._quads_of([graph]))
+        rows = self._select_rows(_QUADS)
+        quads = (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows)  # type: ignore[arg-type]
+        return iter([q for q in quads if self._is_data(q.graph_name)])
 
-    def _get_graph(self, graph: str) -> list[ox.Quad]:
-        node = graph_node(graph)
-        status, content_type, body = self._send("GET", self._graph_url(graph), accept=_GRAPH_ACCEPT, missing_ok=True)
-        if status == 404:
-            return []
-        media_type = content_type.split(";")[0].strip().lower() or "application/n-triples"
-        url = self._graph_url(graph)
-        fmt = _graph_format(media_type, url)
-        try:
-            triples = [_unskolemize_triple(q.triple) for q in ox.parse(body, format=fmt)]
-        except SyntaxError as exc:
-            raise RemoteError(f"{url} sent a {media_type} graph that does not parse: {exc}") from exc
-        return [ox.Quad(t.subject, t.predicate, t.object, node) for t in triples]
+    def _quads_of(self, graphs: list[str], raw: bool = False) -> list[ox.Quad]:
+        """The quads of ``graphs``, read whole (a group of graphs a query, page by page where the
+        server caps answers)."""
+        quads: list[ox.Quad] = []
+        for at in range(0, len(graphs), _GRAPHS_PER_READ):
+            group = " ".join(str(graph_node(g)) for g in graphs[at : at + _GRAPHS_PER_READ])
+            rows = self._select_rows(_QUADS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=raw)
+            quads += (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows)  # type: ignore[arg-type]
+        return quads
+
+    def _is_data(self, graph: object) -> bool:
+        """A graph of the project's data: not a write's own, not the server's own."""
+        return (
+            isinstance(graph, ox.NamedNode)
+            and not is_internal(graph.value)
+            and not self.kind.is_system_graph(graph.value)
+        )
 
     def dump(self, fmt: ox.RdfFormat) -> bytes:
         """N-Quads/TriG: every quad of the named graphs. Triple formats: the distinct triples of
@@ -364,8 +485,8 @@ class RemoteStore:
 
     def update(self, sparql: str, base_iri: str | None = None) -> None:
         """Run a SPARQL 1.1 Update (project prefixes predeclared; relative IRIs against
-        ``base_iri``) as one request; the server decides whether a request is one transaction
-        (Oxigraph: yes)."""
+        ``base_iri``) as one request; whether a request is one transaction is the server's
+        (``self.kind.transactional``)."""
         check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs)
         base = f"BASE {graph_node(base_iri)}\n" if base_iri else ""
         self._post_update(SparqlText.of(sparql).prepend(base + query_prologue(sparql)))
@@ -375,12 +496,16 @@ class RemoteStore:
 
     def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:
         """Replace each named graph by exactly the given triples (none: the graph is removed) and
-        drop the ``drop`` graphs: staged by PUT, then moved by ONE update (module docstring).
-        On failure the targets are unchanged and the staging graphs are dropped."""
+        drop the ``drop`` graphs. On a transactional server: staged by PUT, then moved by ONE
+        update. Otherwise: staged, verified, the old graphs kept as backups, swapped, verified,
+        and restored from the backups on any failure (``_replace_verified``)."""
         dropped = check_replacement(graphs, drop)
         if graphs:
             self._graph_url(STAGING_GRAPH_PREFIX)  # no Graph Store endpoint: say so before anything
         self.purge_staging()  # what a failed or killed earlier write could not remove
+        if not self.kind.transactional:
+            self._replace_verified(graphs, dropped)
+            return
         token = secrets.token_hex(8)
         staged: dict[str, str | None] = {}
         try:
@@ -396,11 +521,98 @@ class RemoteStore:
             self._discard([s for s in staged.values() if s], exc)
             raise
 
-    def _discard(self, staging: list[str], cause: BaseException) -> None:
-        if not staging:
+    def _replace_verified(self, graphs: Mapping[str, Iterable[ox.Triple]], dropped: list[str]) -> None:
+        """The replace for a server that does not run an update request as one transaction.
+
+        1. Each new graph is PUT into a staging graph and read back: it must hold exactly the
+           triples sent (count and SHA-256), else nothing has changed and the write fails.
+        2. Each graph about to change is COPYed to a backup graph, read back, compared.
+        3. One update moves the staging graphs into place and drops the dropped graphs.
+        4. The targets are read back: each must be exactly the new graph (or gone).
+        5. On any failure from 3 on, every target is restored from its backup and read back; the
+           backups are dropped only once the targets are verified (new or restored)."""
+        token = secrets.token_hex(8)
+        new: dict[str, frozenset[ox.Triple]] = {}
+        staged: dict[str, str | None] = {}
+        try:
+            for n, (graph, triples) in enumerate(graphs.items()):
+                sent = frozenset(skolemize(as_triple(x)) for x in triples)
+                new[graph] = sent
+                name = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
+                staged[graph] = name if sent else None
+                if sent:
+                    self._put_graph(name, ox.serialize(sent, format=ox.RdfFormat.N_TRIPLES))  # type: ignore[arg-type]
+            on_server = self._contents([s for s in staged.values() if s])
+            for graph, staging in staged.items():
+                if staging is not None:
+                    _verify(f"the staged copy of <{graph}>", on_server.get(staging, frozenset()), new[graph])
+        except BaseException as exc:
+            self._discard([s for s in staged.values() if s], exc)
+            raise
+        touched = [*graphs, *dropped]
+        backups: dict[str, str] = {}
+        try:
+            previous = self._contents(touched)
+            backups = {g: f"{BACKUP_GRAPH_PREFIX}{token}/{n}" for n, g in enumerate(touched) if g in previous}
+            if backups:
+                self._post_update(SparqlText.of(" ;\n".join(f"COPY <{g}> TO <{b}>" for g, b in backups.items())))
+                kept = self._contents(list(backups.values()))
+                for graph, backup in backups.items():
+                    _verify(f"the backup of <{graph}>", kept.get(backup, frozenset()), previous[graph])
+        except BaseException as exc:
+            self._discard([*[s for s in staged.values() if s], *backups.values()], exc)
+            raise
+        try:
+            self._post_update(SparqlText.of(_swap_request(staged, dropped)))
+            after = self._contents(touched)
+            for graph in touched:
+                _verify(f"<{graph}> after the swap", after.get(graph, frozenset()), new.get(graph, frozenset()))
+        except BaseException as exc:
+            self._restore(touched, backups, previous, exc)
+            self._discard([s for s in staged.values() if s], exc)
+            raise
+        self._discard([*[s for s in staged.values() if s], *backups.values()], None)
+
+    def _restore(
+        self,
+        touched: list[str],
+        backups: Mapping[str, str],
+        previous: Mapping[str, frozenset[ox.Triple]],
+        cause: BaseException,
+    ) -> None:
+        """Put every touched graph back as it was, from its backup, and check it; the backups
+        are dropped only if every graph is back."""
+        operations = [f"DROP SILENT GRAPH <{g}>" for g in touched]
+        operations += [f"COPY <{b}> TO <{g}>" for g, b in backups.items()]
+        try:
+            self._post_update(SparqlText.of(" ;\n".join(operations)))
+            now = self._contents(touched)
+            for graph in touched:
+                _verify(f"<{graph}> restored", now.get(graph, frozenset()), previous.get(graph, frozenset()))
+        except KgError as exc:
+            if isinstance(cause, KgError):
+                kept = ", ".join(f"<{b}> (of <{g}>)" for g, b in backups.items())
+                note = f"the previous graphs could not be restored ({exc.message}); they are kept in {kept}"
+                cause.hint = f"{cause.hint}\n{note}" if cause.hint else note
+            return
+        self._discard(list(backups.values()), None)
+        if isinstance(cause, KgError):
+            note = "the previous graphs are back, as they were (verified)"
+            cause.hint = f"{cause.hint}\n{note}" if cause.hint else note
+
+    def _contents(self, graphs: list[str]) -> dict[str, frozenset[ox.Triple]]:
+        """The triples (as stored: skolem IRIs) of each of ``graphs`` that is not empty, read
+        whole (in groups, page by page where the server caps answers)."""
+        found: dict[str, set[ox.Triple]] = {}
+        for quad in self._quads_of(graphs, raw=True):
+            found.setdefault(quad.graph_name.value, set()).add(quad.triple)  # type: ignore[union-attr]
+        return {g: frozenset(t) for g, t in found.items()}
+
+    def _discard(self, graphs: list[str], cause: BaseException | None) -> None:
+        if not graphs:
             return
         try:
-            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging)))
+            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in graphs)))
         except KgError as exc:
             if isinstance(cause, KgError):
                 note = f"staging graphs may remain on the server ({exc.message}); the next write removes them"
@@ -416,13 +628,16 @@ class RemoteStore:
 
     def purge_staging(self) -> list[str]:
         """Drop staging graphs left behind by an upload that failed while the server was away;
-        returns their names. Only safe while no other client is replacing graphs."""
-        result = self.query("SELECT DISTINCT ?g WHERE { GRAPH ?g {} }")
-        assert isinstance(result, SelectResult)
-        staging = sorted(row["g"].value for row in result if is_staging(row["g"]))
+        returns their names. Backups of graphs a failed write could not restore are kept (see
+        ``backups()``). Only safe while no other client is replacing graphs."""
+        staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g))]
         if staging:
             self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging)))
         return staging
+
+    def backups(self) -> list[str]:
+        """Backup graphs a failed write could not restore from (their targets may be wrong)."""
+        return [g for g in self._listed_graphs() if g.startswith(BACKUP_GRAPH_PREFIX)]
 
     def flush(self) -> None:
         """Nothing to do: every write is committed by the server when its request returns."""
@@ -436,7 +651,7 @@ class RemoteStore:
         if not self.graph_store_endpoint:
             raise StoreError(
                 f"no Graph Store endpoint known for {self.query_endpoint}",
-                "give graph_store_endpoint (kgprofiles.toml: graph_store_endpoint = ...)",
+                "give graph_store_endpoint (kgprofiles.toml: graph_store_endpoint = ...) or the server's kind",
             )
         separator = "&" if "?" in self.graph_store_endpoint else "?"
         return f"{self.graph_store_endpoint}{separator}graph={urllib.parse.quote(graph, safe='')}"
@@ -463,7 +678,7 @@ class RemoteStore:
         if accept:
             request.add_header("Accept", accept)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            with self._opener.open(request, timeout=self.timeout_s) as response:
                 body = read_capped(response, self.max_answer_bytes, url)
                 return response.status, response.headers.get("Content-Type", ""), body
         except urllib.error.HTTPError as exc:
@@ -480,7 +695,46 @@ class RemoteStore:
             message = ""
         if exc.code == 400 and text is not None:
             return QueryError(text.locate(message) if message else "malformed SPARQL", f"rejected by {url}")
-        return RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}")
+        if exc.code in (401, 403):
+            if self.credentials is None:
+                return RemoteError(f"{url} answered HTTP {exc.code}: it needs credentials", NEEDED_HINT)
+            return RemoteError(
+                f"{url} answered HTTP {exc.code}: it refused the credentials of {self.credentials.source}",
+                f"check the user and password, and that the user may write ({NEEDED_HINT})",
+            )
+        refused = "SECURITY" in message or "No permission" in message  # Virtuoso: a 500 for a write not allowed
+        return RemoteError(
+            f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}",
+            NEEDED_HINT if refused and self.credentials is None else None,
+        )
+
+
+#: Reads of graph contents name at most this many graphs in one query.
+_GRAPHS_PER_READ = 200
+_ALL_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+#: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
+_GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
+_QUADS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
+
+
+def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Triple]) -> None:
+    """A RemoteError unless the server holds exactly the ``expected`` triples (count and hash)."""
+    if found != expected:
+        raise RemoteError(
+            f"{what} holds {len(found)} triple(s) (SHA-256 {_digest(found)[:12]}), not the "
+            f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered",
+            "nothing was lost: the previous graphs are kept until a write is verified",
+        )
+
+
+def _digest(triples: frozenset[ox.Triple]) -> str:
+    lines = sorted(f"{t.subject} {t.predicate} {t.object} .\n" for t in triples)
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+
+
+def is_internal(graph: str) -> bool:
+    """A staging or backup graph of a write (never listed, exported or read as data)."""
+    return graph.startswith((STAGING_GRAPH_PREFIX, BACKUP_GRAPH_PREFIX))
 
 
 def _swap_request(staged: Mapping[str, str | None], dropped: Iterable[str]) -> str:
@@ -494,9 +748,14 @@ def _swap_request(staged: Mapping[str, str | None], dropped: Iterable[str]) -> s
     return " ;\n".join(operations)
 
 
-def _unskolemize_result(raw: ox.QuerySolutions | ox.QueryBoolean) -> QueryResult:
+def _unskolemize_rows(result: SelectResult) -> SelectResult:
+    rows = tuple({name: unskolemize(term) for name, term in row.items()} for row in result.rows)
+    return SelectResult(result.variables, rows, result.capped_at)
+
+
+def _unskolemize_result(raw: ox.QuerySolutions | ox.QueryBoolean, keep: bool = False) -> QueryResult:
     if isinstance(raw, ox.QueryBoolean):
         return bool(raw)
     result = SelectResult.from_solutions(raw)
-    rows = tuple({name: unskolemize(term) for name, term in row.items()} for row in result.rows)
-    return SelectResult(result.variables, rows)
+    result = SelectResult(result.variables, tuple({k: canonical(v) for k, v in row.items()} for row in result.rows))
+    return result if keep else _unskolemize_rows(result)

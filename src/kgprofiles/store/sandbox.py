@@ -57,8 +57,9 @@ from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
 from kgprofiles.result_formats import kind_of, serialize
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
-from kgprofiles.store.guard import MAX_DEPTH
+from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.remote import RemoteStore
 from kgprofiles.vocab import PREFIXES, ids, use_base_iri
 
 DEFAULT_WORKERS = 2
@@ -146,7 +147,9 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
     if job.default_graphs or job.named_graphs:
         options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
         options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
-    else:
+    elif not names_dataset(job.sparql.sent):
+        # the union default graph only when neither the request nor the query (FROM, FROM
+        # NAMED) names a dataset: pyoxigraph's union option would override the query's FROM
         options["use_default_graph_as_union"] = True
     result = _read(store.query(job.sparql.sent, **options), job.max_rows)
     media_type = dict(job.media_types).get(kind_of(result))
@@ -258,7 +261,10 @@ def query_once(
 ) -> QueryResult:
     """One query, for a one-off command, run where it can be stopped: over an on-disk embedded
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
-    (its own HTTP timeout); over an in-memory store in this thread."""
+    (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
+    set; over an in-memory store in this thread."""
+    if isinstance(store, RemoteStore):
+        return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:
         return store.query(sparql, bindings)
     sent = store.prepared(sparql, bindings, max_depth)

@@ -16,6 +16,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from kgprofiles.errors import KgError
 from kgprofiles.result_formats import kind_of
+from kgprofiles.store.base import SelectResult
 from kgprofiles.store.sandbox import Serialised, busy, time_limit_hit
 from kgprofiles.web import description, editor, results
 from kgprofiles.web.errors import headers_of, status_of
@@ -64,6 +65,10 @@ async def without_operation(request: Request) -> Response:
     return Response(body, media_type=chosen, headers={"Vary": "Accept"})
 
 
+#: The header on an answer a remote server cut at its result cap: the cap, in rows.
+CAPPED_HEADER = "X-Kgprofiles-Truncated"
+
+
 async def in_worker(site: Site, work: Callable[[], T]) -> T:
     """Run blocking work in one of the /sparql threads; the time limit counts from now."""
     try:
@@ -83,8 +88,12 @@ async def query(request: Request, operation: Operation) -> Response:
     chosen = {kind: choose(accept, offers) or offers[0] for kind, offers in results.OFFERS.items()}
     in_bytes = tuple((kind, media) for kind, media in chosen.items() if media != results.HTML)
     base = endpoint_url(request)
+    headers = {"Vary": "Accept"}
     try:
         answer = await in_worker(site, lambda: site.engine.query(operation.text, operation.dataset, base, in_bytes))
+        if isinstance(answer, SelectResult) and answer.capped_at is not None:
+            # the remote server cut the answer at its cap: say so, never a silent partial answer
+            headers[CAPPED_HEADER] = str(answer.capped_at)
         if isinstance(answer, Serialised):
             body, content_type = answer.body, answer.content_type
         else:
@@ -94,7 +103,7 @@ async def query(request: Request, operation: Operation) -> Response:
             )
     except KgError as exc:
         return failure(exc)
-    return Response(body, headers={"Content-Type": content_type, "Vary": "Accept"})
+    return Response(body, headers={"Content-Type": content_type, **headers})
 
 
 async def update(request: Request, operation: Operation) -> Response:

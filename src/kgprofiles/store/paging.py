@@ -1,0 +1,70 @@
+"""Reading a SELECT answer whole from a server that cuts answers at a row cap.
+
+A server with a cap (Virtuoso's ``ResultSetMaxRows``, 10,000 by default) answers the first rows
+and says so only in a header, or not at all. ``paged_query`` rewrites a SELECT into one page of a
+stable order: its own ``ORDER BY`` (if any) with every projected variable added as a tie-break,
+then ``LIMIT``/``OFFSET``; reading page after page until one is short gives every row, in the
+query's own order where it has one. A query with its own LIMIT or OFFSET cannot be paged this way
+(``PagingError``).
+"""
+
+from __future__ import annotations
+
+from kgprofiles.sparql_lexer import Token, scan
+from kgprofiles.store.binding import where_group_start
+
+__all__ = ["PagingError", "paged_query"]
+
+
+class PagingError(ValueError):
+    """The query cannot be read page by page."""
+
+
+def paged_query(sent: str, variables: tuple[str, ...], limit: int, offset: int) -> str:
+    """``sent`` (a SELECT, as sent to the server) as the page ``offset``..``offset+limit`` of a
+    stable order (module docstring)."""
+    if not variables:
+        raise PagingError("the query projects no variable to order by")
+    start = where_group_start(sent)
+    if start is None:
+        raise PagingError("the query has no WHERE group")
+    tail_tokens = _after_group(sent, start - 1)
+    if tail_tokens is None:
+        raise PagingError("the query's WHERE group does not close")
+    close, tail = tail_tokens
+    words = [t.keyword for t in tail]
+    if "LIMIT" in words or "OFFSET" in words:
+        raise PagingError("the query has its own LIMIT or OFFSET")
+    values_at = next((t.start for t in tail if t.keyword == "VALUES"), len(sent))
+    modifiers = sent[close:values_at].rstrip()
+    order_at = next((i for i, t in enumerate(tail) if t.keyword == "ORDER"), None)
+    # a variable the ORDER BY already names is not named again: Virtuoso 7 pages wrongly (rows
+    # repeated, others missing) when an ORDER BY names a variable twice
+    ordered = {t.text[1:] for t in tail[order_at:] if t.kind == "var"} if order_at is not None else set()
+    ties = " ".join(f"?{name}" for name in variables if name not in ordered)
+    if order_at is None:
+        modifiers = f"{modifiers}\nORDER BY {ties}"
+    elif ties:
+        modifiers = f"{modifiers} {ties}"
+    return f"{sent[:close]}{modifiers}\nLIMIT {limit} OFFSET {offset}\n{sent[values_at:]}"
+
+
+def _after_group(sent: str, open_at: int) -> tuple[int, list[Token]] | None:
+    """(the offset just after the ``}`` that closes the group opened at ``open_at``, the tokens
+    after it at the top level)."""
+    depth = 0
+    close: int | None = None
+    tail: list[Token] = []
+    for token in scan(sent):
+        if token.start < open_at:
+            continue
+        if close is not None:
+            tail.append(token)
+            continue
+        if token.text == "{":
+            depth += 1
+        elif token.text == "}":
+            depth -= 1
+            if depth == 0:
+                close = token.end
+    return None if close is None else (close, tail)

@@ -1,0 +1,168 @@
+"""What the store reads from a server is given one meaning (no server needed): the lenient but
+correct SPARQL JSON results reader, booleans in canonical form, the paging of a capped SELECT,
+the server kinds' endpoints, and credentials that never show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kgprofiles.config import load_settings
+from kgprofiles.errors import InputError
+from kgprofiles.store.base import SelectResult
+from kgprofiles.store.credentials import Credentials, credentials_from
+from kgprofiles.store.paging import PagingError, paged_query
+from kgprofiles.store.remote import RemoteStore
+from kgprofiles.store.results import boolean_variables, normalise_booleans, read_json_results
+from kgprofiles.store.server_kinds import server_kind
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+TRUE = ox.Literal("true", datatype=ox.NamedNode(XSD + "boolean"))
+
+
+def test_a_key_after_bindings_is_read() -> None:
+    """Comunica sends keys pyoxigraph's parser refuses: one after ``bindings``, and ``link``."""
+    body = json.dumps(
+        {
+            "head": {"vars": ["s", "n"], "link": []},
+            "results": {
+                "bindings": [
+                    {
+                        "s": {"type": "uri", "value": "http://example.org/a"},
+                        "n": {"type": "literal", "value": "1", "datatype": XSD + "integer"},
+                    }
+                ],
+                "distinct": False,
+            },
+            "metadata": {"count": 1},
+        }
+    ).encode()
+    with pytest.raises(SyntaxError):
+        list(ox.parse_query_results(body, format=ox.QueryResultsFormat.JSON))  # why the reader exists
+    result = read_json_results(body)
+    assert isinstance(result, SelectResult)
+    assert result.variables == ("s", "n")
+    assert result.rows == (
+        {"s": ox.NamedNode("http://example.org/a"), "n": ox.Literal("1", datatype=ox.NamedNode(XSD + "integer"))},
+    )
+
+
+def test_virtuoso_terms_are_read_and_booleans_are_canonical() -> None:
+    body = (
+        b'{ "head": { "link": [], "vars": ["t", "l", "b"] }, "results": { "distinct": false, "bindings": [ '
+        b'{ "t": { "type": "typed-literal", "datatype": "http://www.w3.org/2001/XMLSchema#boolean", "value": "1" },'
+        b'"l": { "type": "literal", "xml:lang": "en", "value": "Ada" },'
+        b'"b": { "type": "bnode", "value": "b1" } } ] } }'
+    )
+    result = read_json_results(body)
+    assert isinstance(result, SelectResult)
+    assert result.rows[0] == {"t": TRUE, "l": ox.Literal("Ada", language="en"), "b": ox.BlankNode("b1")}
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (b"[]", "not a JSON object"),
+        (b'{"head": {"vars": ["x"]}, "results": {"bindings": {}}}', "not a list"),
+        (
+            b'{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "uri", "value": "not an iri"}}]}}',
+            "not valid RDF",
+        ),
+        (b'{"head": {}, "boolean": "yes"}', "not true or false"),
+        (
+            b'{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "mystery", "value": "x"}}]}}',
+            "unknown term type",
+        ),
+    ],
+)
+def test_what_is_not_sparql_json_is_refused(body: bytes, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        read_json_results(body)
+
+
+def test_ask_is_read() -> None:
+    assert read_json_results(b'{ "head": { "link": [] }, "boolean": true}') is True
+
+
+def test_boolean_variables_of_the_related_query() -> None:
+    text = (Path(__file__).resolve().parents[1] / "queries" / "related-orgs.rq").read_text()
+    assert boolean_variables(text) == frozenset({"bothCurrent"})
+    query = "SELECT (?a + 1 AS ?sum) (BOUND(?b) AS ?has) (true AS ?t) (IF(?c, 1, 0) AS ?n) (?x IN (1, 2) AS ?in) {}"
+    assert boolean_variables(query) == frozenset({"has", "t", "in"})
+
+
+def test_integers_in_boolean_variables_become_booleans_and_nothing_else_does() -> None:
+    one = ox.Literal("1", datatype=ox.NamedNode(XSD + "integer"))
+    result = normalise_booleans(SelectResult(("b", "n"), ({"b": one, "n": one},)), frozenset({"b"}))
+    assert result.rows == ({"b": TRUE, "n": one},)
+
+
+def test_a_select_is_paged_in_a_stable_order() -> None:
+    sent = "PREFIX x: <http://e/>\nSELECT ?a ?b WHERE { ?a x:p ?b } ORDER BY DESC(?b)"
+    assert paged_query(sent, ("a", "b"), 500, 1000) == (
+        "PREFIX x: <http://e/>\nSELECT ?a ?b WHERE { ?a x:p ?b } ORDER BY DESC(?b) ?a\nLIMIT 500 OFFSET 1000\n"
+    )
+    plain = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } VALUES ?g { <http://e/g> }"
+    assert paged_query(plain, ("g",), 10, 0) == (
+        "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } }\nORDER BY ?g\nLIMIT 10 OFFSET 0\nVALUES ?g { <http://e/g> }"
+    )
+    with pytest.raises(PagingError, match="its own LIMIT"):
+        paged_query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 20000", ("s",), 500, 0)
+
+
+def test_each_kind_knows_its_endpoints() -> None:
+    assert server_kind("virtuoso").endpoints("http://h:8890/sparql") == (
+        "http://h:8890/sparql",
+        "http://h:8890/sparql-graph-crud",
+    )
+    assert server_kind("virtuoso").endpoints("http://h:8890/sparql", authenticated=True) == (
+        "http://h:8890/sparql-auth",
+        "http://h:8890/sparql-graph-crud-auth",
+    )
+    assert server_kind("oxigraph").endpoints("http://h:7878/query") == ("http://h:7878/update", "http://h:7878/store")
+    assert server_kind("fuseki").endpoints("http://h:3030/ds/sparql") == (
+        "http://h:3030/ds/update",
+        "http://h:3030/ds/data",
+    )
+    assert server_kind("graphdb").endpoints("http://h:7200/repositories/kg") == (
+        "http://h:7200/repositories/kg/statements",
+        "http://h:7200/repositories/kg/rdf-graphs/service",
+    )
+    with pytest.raises(InputError, match="oxigraph, virtuoso, fuseki, graphdb, generic"):
+        server_kind("neptune-ish")
+
+
+def test_credentials_never_show(tmp_path: Path) -> None:
+    secret = "s3cret-Pa55"
+    credentials = credentials_from(environ={"KGPROFILES_SERVER_USER": "kg", "KGPROFILES_SERVER_PASSWORD": secret})
+    assert credentials == Credentials("kg", secret, "KGPROFILES_SERVER_USER/KGPROFILES_SERVER_PASSWORD")
+    assert secret not in repr(credentials) and secret not in repr(
+        RemoteStore("http://h/sparql", credentials=credentials)
+    )
+    broken = tmp_path / "credentials.toml"
+    broken.write_text(f'user = "kg"\npassword = {secret}\n')  # not TOML: the message must not quote it
+    with pytest.raises(InputError) as caught:
+        credentials_from(broken, environ={})
+    assert secret not in str(caught.value) and secret not in (caught.value.hint or "")
+    with pytest.raises(InputError, match="may not hold credentials") as in_url:
+        RemoteStore(f"http://kg:{secret}@h/sparql")
+    assert secret not in str(in_url.value)
+
+
+def test_kgprofiles_toml_names_the_kind_and_a_credentials_file_never_a_password(tmp_path: Path) -> None:
+    (tmp_path / "kgprofiles.toml").write_text(
+        '[kgprofiles]\nendpoint = "http://h/sparql"\n[kgprofiles.server]\nkind = "virtuoso"\n'
+        'credentials_file = "secret/credentials.toml"\nmax_rows = 10000\n'
+    )
+    settings = load_settings(tmp_path)
+    assert (settings.server_kind, settings.credentials_file, settings.server_max_rows) == (
+        "virtuoso",
+        tmp_path / "secret" / "credentials.toml",
+        10000,
+    )
+    (tmp_path / "kgprofiles.toml").write_text('[kgprofiles.server]\nkind = "virtuoso"\npassword = "x"\n')
+    with pytest.raises(InputError, match=r"credentials do not go in kgprofiles\.toml"):
+        load_settings(tmp_path)

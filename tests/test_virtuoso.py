@@ -1,0 +1,272 @@
+"""Virtuoso 7 (Debian's virtuoso-opensource-7) as the store, end to end through the CLI and the
+app: the same answers as the embedded store and ``oxigraph serve``, credentials for writes, a
+replace that never loses a graph when the server fails mid-publish, and nothing cut short at the
+server's result cap (the test server's is lowered to 1,000 rows; the seed graph has 1,599 quads).
+The server is started once per session (tests/servers.py) and the seed graph built into it once
+for this module; the store contract itself runs on Virtuoso in tests/test_store_contract.py."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pyoxigraph as ox
+import pytest
+from typer.testing import CliRunner
+
+from fault_proxy import AFTER_500, AFTER_RESET, fault_proxy
+from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.errors import RemoteError
+from kgprofiles.queries import load_queries
+from kgprofiles.related_index import RelatedIndex
+from kgprofiles.store import OxigraphStore, SelectResult
+from kgprofiles.store.credentials import Credentials
+from kgprofiles.store.oxigraph import serialize_dataset
+from kgprofiles.store.remote import RemoteStore, is_internal
+from kgprofiles.web import create_app
+from kgprofiles.web.sparql import CAPPED_HEADER
+from servers import CAPPED_MAX_ROWS, VirtuosoServer
+from web.server import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+EX = "http://example.org/"
+KGP = "https://w3id.org/kgprofiles/ontology#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+G1, G2 = (
+    "https://w3id.org/kgprofiles/graph/file/example/one.ttl",
+    "https://w3id.org/kgprofiles/graph/file/example/two.ttl",
+)
+
+
+def kg(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    result = runner.invoke(app, ["--project", str(ROOT), *args], env=env)
+    return result.exit_code, result.output
+
+
+def writer_env(server: VirtuosoServer, **more: str) -> dict[str, str]:
+    """What a user who writes to the server sets: the kind and the credentials."""
+    return {"KGPROFILES_SERVER_KIND": "virtuoso", **server.credentials_env, **more}
+
+
+def seeded(server: VirtuosoServer) -> VirtuosoServer:
+    server.clear()
+    code, out = kg("build", "--endpoint", server.query_endpoint, "--quiet", env=writer_env(server))
+    assert code == 0, out
+    return server
+
+
+@pytest.fixture(scope="module")
+def virtuoso(virtuoso_server_process: VirtuosoServer) -> VirtuosoServer:
+    """The session's Virtuoso holding the seed graph, built with `kgprofiles build`."""
+    server = virtuoso_server_process
+    server.clear()
+    code, out = kg("build", "--endpoint", server.query_endpoint, "--quiet", env=writer_env(server))
+    assert code == 0, out
+    return server
+
+
+def sorted_export(*where: str, env: dict[str, str] | None = None) -> list[str]:
+    code, out = kg("export", "--format", "nq", *where, env=env)
+    assert code == 0, out
+    return sorted(out.splitlines())
+
+
+# -- one answer for one question, on every backend ----------------------------------------------
+
+
+def test_the_seed_person_is_the_same_on_all_three_backends(
+    virtuoso: VirtuosoServer, oxigraph_server, seed_store_dir: Path
+) -> None:
+    """Embedded, ``oxigraph serve`` and Virtuoso: the same profile, related list (Virtuoso's
+    booleans used to drop the five PyTorch colleagues below the topic matches) and export."""
+    assert kg("build", "--endpoint", oxigraph_server.query_endpoint, "--quiet")[0] == 0
+    backends = {
+        "embedded": ("--store", str(seed_store_dir)),
+        "oxigraph": ("--endpoint", oxigraph_server.query_endpoint),
+        "virtuoso": ("--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso"),
+    }
+    answers = {
+        name: (kg("profile", "horace-he", *where), kg("related", "horace-he", *where), sorted_export(*where))
+        for name, where in backends.items()
+    }
+    assert answers["virtuoso"] == answers["embedded"] == answers["oxigraph"]
+    profile, related, export = answers["virtuoso"]
+    assert profile[0] == 0 and related[0] == 0 and len(export) > CAPPED_MAX_ROWS  # read past the cap
+    assert [line.split(" — ")[1].split("  ")[0] for line in related[1].splitlines()[:5]] == ["Also at PyTorch"] * 5
+
+
+def test_virtuoso_own_graphs_stay_out_of_the_default_graph_and_the_graph_list(
+    virtuoso: VirtuosoServer, seed_store_dir: Path
+) -> None:
+    count = "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"
+    on_virtuoso = kg(
+        "query", "-e", count, "-f", "csv", "--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso"
+    )
+    assert on_virtuoso == kg("query", "-e", count, "-f", "csv", "--store", str(seed_store_dir))
+    store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
+    assert store.graphs() and all(g.startswith("https://w3id.org/kgprofiles/graph/") for g in store.graphs())
+    assert store.query("ASK { ?s ?p ?o }") is True
+
+
+def test_writing_needs_credentials_and_a_401_says_which_variables(virtuoso: VirtuosoServer) -> None:
+    count = ("query", "-e", "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }", "--endpoint", virtuoso.query_endpoint)
+    before = kg(*count)
+    code, out = kg("build", "--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso", "--quiet")
+    assert code == 4 and "KGPROFILES_SERVER_USER and KGPROFILES_SERVER_PASSWORD" in out and "Traceback" not in out
+    wrong = "not-the-password-7x"
+    store = RemoteStore(
+        virtuoso.query_endpoint, kind="virtuoso", credentials=Credentials("kgprofiles", wrong, "a test")
+    )
+    with pytest.raises(RemoteError, match="refused the credentials of a test") as caught:
+        store.replace_graph(G1, [ox.Triple(ox.NamedNode(EX + "a"), ox.NamedNode(EX + "b"), ox.NamedNode(EX + "c"))])
+    assert wrong not in str(caught.value) and wrong not in (caught.value.hint or "")
+    assert kg(*count) == before
+
+
+def test_store_check_says_what_the_server_does(virtuoso: VirtuosoServer) -> None:
+    code, out = kg("store", "check", "--endpoint", virtuoso.query_endpoint, env=writer_env(virtuoso))
+    assert code == 0, out
+    lines = dict(line.split(": ", 1) for line in out.splitlines()[1:])
+    assert lines["query"].startswith("ok") and lines["update"] == f"ok: {virtuoso.base_url}/sparql-auth"
+    assert lines["graph store"] == f"ok: {virtuoso.base_url}/sparql-graph-crud-auth"
+    assert lines["transactions"].startswith("note: none: a request whose MOVE of a missing graph must fail")
+    assert lines["result cap"].startswith(f"note: answers are cut at {CAPPED_MAX_ROWS} rows (said in X-SPARQL-MaxRows)")
+    assert lines["booleans"].startswith("ok") and "as kgprofiles" in lines["auth"]
+
+
+# -- a failed publish never loses a graph --------------------------------------------------------
+
+
+def _swap(fault: int | str):
+    def rule(method: str, path: str, body: bytes) -> int | str | None:
+        return fault if method == "POST" and b"MOVE" in body else None
+
+    return rule
+
+
+def _upload(fault: int | str):
+    def rule(method: str, path: str, body: bytes) -> int | str | None:
+        return fault if method == "PUT" else None
+
+    return rule
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [_upload(AFTER_500), _swap(AFTER_RESET), _swap(200)],
+    ids=["500-after-the-upload", "reset-after-the-swap", "200-that-did-nothing"],
+)
+def test_a_server_failing_mid_publish_leaves_the_previous_graphs_byte_for_byte(virtuoso: VirtuosoServer, rule) -> None:
+    direct = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    one = [
+        ox.Triple(ox.NamedNode(EX + "ada"), ox.NamedNode(EX + "knows"), ox.NamedNode(EX + f"p{n}")) for n in range(30)
+    ]
+    two = [ox.Triple(ox.NamedNode(EX + "grace"), ox.NamedNode(EX + "name"), ox.Literal("Grace", language="en"))]
+    direct.replace_graphs({G1: one, G2: two})
+
+    def n_quads() -> bytes:
+        return serialize_dataset(direct._quads_of([G1, G2]), ox.RdfFormat.N_QUADS)
+
+    before = n_quads()
+    try:
+        with fault_proxy(virtuoso.base_url, rule, authenticated_only=True) as proxy:
+            proxied = RemoteStore(f"{proxy}/sparql", kind="virtuoso", credentials=virtuoso.credentials, timeout_s=10)
+            with pytest.raises(RemoteError):
+                proxied.replace_graphs({G1: one[:3]}, drop=[G2])
+        assert n_quads() == before and before.count(b"\n") == 31
+        assert [g for g in direct._listed_graphs() if is_internal(g)] == []  # staging and backups removed
+    finally:
+        direct.replace_graphs({}, drop=[G1, G2])
+
+
+# -- nothing cut short at the server's cap -------------------------------------------------------
+
+
+def test_the_related_index_is_complete_past_the_cap(
+    virtuoso: VirtuosoServer, seed_store: OxigraphStore, settings: Settings
+) -> None:
+    """The index's reads (one query per kind of link, whole) past the cap: 1,200 dated claims
+    more than the seed's make its events read longer than the cap; the same rows and the same
+    ranking as the embedded store with the same graphs. (The export past the cap: the first test.)"""
+    dated = [
+        ox.Triple(ox.NamedNode(f"{EX}claim/{n}"), ox.NamedNode(KGP + link), value)
+        for n in range(400)
+        for link, value in (
+            ("subject", ox.NamedNode(f"{EX}person/p{n % 40}")),
+            ("date", ox.Literal("2020", datatype=ox.NamedNode(XSD + "gYear"))),
+            ("about", ox.NamedNode(f"{EX}topic/t{n % 7}")),
+        )
+    ]
+    embedded = OxigraphStore("memory:")
+    graphs: dict[str, list[ox.Triple]] = {}
+    for quad in seed_store.quads():
+        graphs.setdefault(quad.graph_name.value, []).append(quad.triple)  # type: ignore[union-attr]
+    embedded.replace_graphs({**graphs, G1: dated})
+    remote = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    remote.replace_graph(G1, dated)
+    try:
+        queries = load_queries(settings.queries_dir)
+        events = queries["related-index-events"].text
+        as_answered = remote.query_as_answered(events)
+        assert isinstance(as_answered, SelectResult) and as_answered.capped_at == CAPPED_MAX_ROWS
+        rows = [
+            sorted(tuple(map(str, (r["event"], r["link"], r["value"]))) for r in s.query(events))
+            for s in (remote, embedded)
+        ]  # type: ignore[union-attr]
+        assert rows[0] == rows[1] and len(rows[0]) > CAPPED_MAX_ROWS
+        ranked = [RelatedIndex(s, queries) for s in (remote, embedded)]
+        assert ranked[0].people == ranked[1].people and len(ranked[0].people) == 11
+        assert [ranked[0].related(p) for p in ranked[0].people] == [ranked[1].related(p) for p in ranked[1].people]
+    finally:
+        remote.drop_graph(G1)
+        embedded.close()
+
+
+def test_query_passes_the_cap_on_with_a_warning(virtuoso: VirtuosoServer) -> None:
+    code, out = kg(
+        "query",
+        "-e",
+        "SELECT * { ?s ?p ?o }",
+        "-f",
+        "csv",
+        "--endpoint",
+        virtuoso.query_endpoint,
+        "--server-kind",
+        "virtuoso",
+    )
+    assert code == 0
+    assert f"warning: the server cut this answer at its cap of {CAPPED_MAX_ROWS} rows" in out
+    assert len([line for line in out.splitlines() if line.startswith(("http", "_:"))]) == CAPPED_MAX_ROWS
+
+
+@pytest.fixture
+def capped_site(virtuoso: VirtuosoServer, settings: Settings) -> Iterator[httpx.Client]:
+    store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
+    with serving(create_app(settings, store)) as url, httpx.Client(base_url=url, timeout=30) as client:
+        yield client
+
+
+def test_sparql_passes_the_cap_on_with_a_header(capped_site: httpx.Client) -> None:
+    cut = capped_site.get("/sparql", params={"query": "SELECT * { ?s ?p ?o }"})
+    assert cut.status_code == 200 and cut.headers[CAPPED_HEADER] == str(CAPPED_MAX_ROWS)
+    assert len(cut.json()["results"]["bindings"]) == CAPPED_MAX_ROWS
+    whole = capped_site.get("/sparql", params={"query": "SELECT * { ?s ?p ?o } LIMIT 10"})
+    assert whole.status_code == 200 and CAPPED_HEADER not in whole.headers
+
+
+# -- last: changes the seed graph ----------------------------------------------------------------
+
+
+def test_a_rebuild_drops_the_graph_of_a_removed_file(virtuoso: VirtuosoServer, tmp_path: Path) -> None:
+    """Virtuoso's `GRAPH ?g {}` lists nothing: the stale graph used to stay, and the person with it."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    (data / "people" / "jane-xu.ttl").unlink()
+    env = writer_env(virtuoso, KGPROFILES_DATA=str(data))
+    assert kg("build", "--endpoint", virtuoso.query_endpoint, "--quiet", env=env)[0] == 0
+    code, out = kg("people", "--name", "jane", "--endpoint", virtuoso.query_endpoint, env=env)
+    assert code == 0 and out.strip() == "0 people"
