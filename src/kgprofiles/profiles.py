@@ -21,7 +21,7 @@ import pyoxigraph as ox
 from kgprofiles.config import RELATED_ON_PROFILE, SearchPath
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
-from kgprofiles.queries import get_query, load_queries, resolve_iri, select
+from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.vocab import KGP, RDF_NS, WD, ids
@@ -212,9 +212,17 @@ class Views:
         self._once = threading.Lock()
         self._warming = threading.Event()  # set while warm() reads in the background
         self._kinds: dict[str, tuple[int, str]] | None = None
+        self._queries: dict[str, NamedQuery] | None = None
+
+    @property
+    def queries(self) -> dict[str, NamedQuery]:
+        """The named queries, read once for these views (not looked for on disk at every query)."""
+        if self._queries is None:
+            self._queries = load_queries(self.queries_dir)
+        return self._queries
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
-        return select(self.store, self.queries_dir, name, **values)
+        return select_rows(self.store, named(self.queries, name), values)
 
     # -------------------------------------------------------------------- resolving names
 
@@ -397,7 +405,7 @@ class Views:
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
         if self.stable and not self._warming.is_set():
             return self.related_index().related(person, limit)
-        return related_people(self.store, load_queries(self.queries_dir), person, self.related_weights, limit)
+        return related_people(self.store, self.queries, person, self.related_weights, limit)
 
     def related_index(self) -> RelatedIndex:
         """The in-memory related-people index over this store, read on first use."""
@@ -405,7 +413,7 @@ class Views:
             if self._index is None:
                 from kgprofiles.related_index import RelatedIndex  # numpy: only where ranking needs it
 
-                self._index = RelatedIndex(self.store, load_queries(self.queries_dir), self.related_weights)
+                self._index = RelatedIndex(self.store, self.queries, self.related_weights)
             return self._index
 
     def org_size(self, organization: ox.NamedNode) -> int:
@@ -560,7 +568,7 @@ class Views:
 
     def description(self, iri: str) -> list[ox.Triple]:
         """The resource's own triples from the data files (queries/resource-description.rq)."""
-        result = get_query(self.queries_dir, "resource-description").run(self.store, {"resource": ox.NamedNode(iri)})
+        result = named(self.queries, "resource-description").run(self.store, {"resource": ox.NamedNode(iri)})
         if not isinstance(result, list):
             raise QueryError("queries/resource-description.rq must be a CONSTRUCT query")
         return result

@@ -149,7 +149,11 @@ def _parsed(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, NamedQuery]:
 
 
 def get_query(queries_dir: Path | SearchPath, name: str) -> NamedQuery:
-    queries = load_queries(queries_dir)
+    return named(load_queries(queries_dir), name)
+
+
+def named(queries: Mapping[str, NamedQuery], name: str) -> NamedQuery:
+    """The query ``name`` of ``queries`` (a QueryError naming the known ones if there is none)."""
     if name not in queries:
         raise QueryError(f"no named query {name!r}", f"known queries: {', '.join(sorted(queries))}")
     return queries[name]
@@ -157,9 +161,14 @@ def get_query(queries_dir: Path | SearchPath, name: str) -> NamedQuery:
 
 def select(store: Store, queries_dir: Path | SearchPath, name: str, **values: str | Term) -> SelectResult:
     """The rows of the named SELECT query ``name`` over ``store``: the one way views run queries."""
-    result = get_query(queries_dir, name).run(store, values)
+    return select_rows(store, get_query(queries_dir, name), values)
+
+
+def select_rows(store: Store, query: NamedQuery, values: Mapping[str, str | Term]) -> SelectResult:
+    """The rows of the SELECT query ``query`` over ``store``, its parameters bound to ``values``."""
+    result = query.run(store, values)
     if not isinstance(result, SelectResult):
-        raise QueryError(f"the named query {name!r} is not a SELECT query")
+        raise QueryError(f"the named query {query.name!r} is not a SELECT query")
     return result
 
 

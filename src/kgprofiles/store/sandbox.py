@@ -13,7 +13,8 @@ Here each query runs in a worker process that is killed (SIGKILL) at the time li
 * **Limits.** The time limit counts from when ``run`` is called: waiting for a free worker, then
   running, then the worker is killed. The address space of each worker is capped
   (``RLIMIT_AS``, ``memory_mb``): a query over it fails with a message, its worker replaced. A
-  result is read up to the row limit and serialised in the worker; bytes travel back.
+  result is read up to the row limit and serialised in the worker; bytes travel back. SELECT
+  results are written by pyoxigraph itself, no row made a Python object (``solutions.py``).
 * **Queue.** ``workers`` queries run at once and ``queue`` more may wait; past that, ``run``
   refuses at once (LimitHit "busy": the endpoint answers 503 with Retry-After).
 * **No network.** Before it opens anything, a worker moves into new user and network namespaces
@@ -50,16 +51,18 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
-from kgprofiles.result_formats import kind_of, serialize
+from kgprofiles.result_formats import content_type, serialize
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.remote import RemoteStore
+from kgprofiles.store.solutions import media_format, write_capped
 from kgprofiles.vocab import PREFIXES, ids, use_base_iri
 
 DEFAULT_WORKERS = 2
@@ -151,9 +154,25 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
         # the union default graph only when neither the request nor the query (FROM, FROM
         # NAMED) names a dataset: pyoxigraph's union option would override the query's FROM
         options["use_default_graph_as_union"] = True
-    result = _read(store.query(job.sparql.sent, **options), job.max_rows)
-    media_type = dict(job.media_types).get(kind_of(result))
+    raw = store.query(job.sparql.sent, **options)
+    media_type = dict(job.media_types).get(_KINDS[type(raw)])
+    if media_type is not None and isinstance(raw, ox.QuerySolutions):
+        # Written by pyoxigraph, no row made a Python object (``solutions.py``).
+        body = write_capped(raw, lambda: _solutions(store.query(job.sparql.sent, **options)), media_type, job.max_rows)
+        if body is None:
+            assert job.max_rows is not None
+            raise row_limit_hit(job.max_rows)
+        return Serialised(body, content_type(media_format(media_type)))
+    result = _read(raw, job.max_rows)
     return result if media_type is None else Serialised(*serialize(result, media_type))
+
+
+_KINDS = {ox.QuerySolutions: "select", ox.QueryBoolean: "boolean", ox.QueryTriples: "graph"}
+
+
+def _solutions(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
+    assert isinstance(raw, ox.QuerySolutions)
+    return raw
 
 
 def _read(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int | None) -> QueryResult:
@@ -460,6 +479,50 @@ class QueryPool:
         finally:
             with self._changed:
                 self._inside -= 1
+
+    async def run_async(self, job: QueryJob, timeout_s: float, started: float | None = None) -> Answer:
+        """``run`` for an event loop: the job is sent to an idle worker and its answer awaited on
+        the pipe, with no thread in between (a thread waits only when no worker is idle). The
+        same limits, errors and worker replacement as ``run``; a caller cancelled while waiting
+        (its client gone) kills the worker, whose answer nobody would read."""
+        deadline = (time.monotonic() if started is None else started) + timeout_s
+        with self._changed:
+            if self._closed:
+                raise StoreError("the query workers are shut down")
+            if self._inside >= self.workers + self.queue:
+                raise busy(self.workers)
+            self._inside += 1
+            worker = self._idle.pop() if self._idle else None
+        self._warm = job.location
+        try:
+            if worker is None:
+                worker = await anyio.to_thread.run_sync(self._take, deadline)
+            return await self._ask_async(worker, job, deadline, timeout_s)
+        finally:
+            with self._changed:
+                self._inside -= 1
+
+    async def _ask_async(self, worker: _Worker, job: QueryJob, deadline: float, timeout_s: float) -> Answer:
+        try:
+            worker.conn.send(job)
+            with anyio.fail_after(max(0.0, deadline - time.monotonic())):
+                await anyio.wait_readable(worker.conn.fileno())
+            reply = worker.conn.recv()
+        except TimeoutError:  # (before OSError, of which it is a kind)
+            self._discard(worker)
+            raise time_limit_hit(timeout_s) from None
+        except (EOFError, OSError):
+            error = await anyio.to_thread.run_sync(worker.death, self.memory_mb)
+            self._discard(worker)
+            raise error from None
+        except BaseException:  # cancelled: the answer would stay in the pipe
+            self._discard(worker)
+            raise
+        if reply[:2] == ("error", "memory"):
+            self._discard(worker)
+        else:
+            self._give_back(worker)
+        return _outcome(reply, job, self.memory_mb)
 
     def _take(self, deadline: float) -> _Worker:
         with self._changed:

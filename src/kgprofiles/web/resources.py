@@ -14,7 +14,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from kgprofiles.export import MEDIA_TYPES, export_profile, serialize_triples
 from kgprofiles.profiles import NotFound
-from kgprofiles.queries import get_query
+from kgprofiles.queries import named
 from kgprofiles.vocab import ids
 from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
@@ -57,7 +57,7 @@ def data(site: Site, kind: str, iri: str, fmt: str) -> bytes:
     if kind == "person":
         if not site.select("person", person=node).rows:
             raise NotFound(f"no person {iri}")
-        return export_profile(site.store, get_query(site.settings.queries_dir, "person-export"), node, fmt)
+        return export_profile(site.store, named(site.views.queries, "person-export"), node, fmt)
     triples = site.views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")

@@ -89,8 +89,12 @@ async def query(request: Request, operation: Operation) -> Response:
     in_bytes = tuple((kind, media) for kind, media in chosen.items() if media != results.HTML)
     base = endpoint_url(request)
     headers = {"Vary": "Accept"}
+    engine = site.engine
     try:
-        answer = await in_worker(site, lambda: site.engine.query(operation.text, operation.dataset, base, in_bytes))
+        if engine.runs_in_loop(operation.text):  # no thread in between: the worker is awaited on its pipe
+            answer = await engine.query_async(operation.text, operation.dataset, base, in_bytes)
+        else:
+            answer = await in_worker(site, lambda: engine.query(operation.text, operation.dataset, base, in_bytes))
         if isinstance(answer, SelectResult) and answer.capped_at is not None:
             # the remote server cut the answer at its cap: say so, never a silent partial answer
             headers[CAPPED_HEADER] = str(answer.capped_at)
