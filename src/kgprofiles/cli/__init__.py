@@ -1,7 +1,7 @@
 """The ``kgprofiles`` command: thin commands, each options → one library call → output.
 
 One module per command group (``project``: init, new; ``data``: validate, build, load; ``query``: query, export;
-``views``: profile, related, org, topic, people; ``serve``; ``link`` and ``import``; ``store``),
+``views``: profile, related, org, topic, people, search; ``serve``; ``link`` and ``import``; ``store``),
 assembled here. Commands raise; the one error boundary (``boundary.py``) prints the message and
 picks the exit code. Nothing heavy is imported until a command needs it.
 """
@@ -62,6 +62,7 @@ COMMANDS: tuple[Callable[..., None], ...] = (
     views.org,
     views.topic,
     views.people,
+    views.search,
     serve.serve,
 )
 for command in COMMANDS:

@@ -5,7 +5,7 @@ Routes:
   /people, /search?q=, /downloads    the people list, search results, whole-graph downloads
   /downloads/kgprofiles.{nq,ttl,nt,jsonld}
   /id/{kind}/{slug}[.html|.ttl|.jsonld|.nt]   person, organization, topic, work, source, claim, profile
-  /api/person/{id}, /api/person/{id}/related, /api/prefixes  JSON
+  /api/person/{id}, /api/person/{id}/related, /api/prefixes, /api/search?q=  JSON
   /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
   /static/…                          the stylesheet, the editor's script, YASGUI's files
 Every response carries the security headers of ``kgprofiles.web.headers``.
@@ -102,6 +102,7 @@ def routes(site: Site) -> list[BaseRoute]:
         Route("/downloads/{name}", pages.download),
         Route("/id/{kind}/{name}", resources.resource),
         Route("/api/prefixes", api.prefixes),
+        Route("/api/search", api.search),
         Route("/api/person/{id:path}/related", api.related),
         Route("/api/person/{id:path}", api.person),
         Route("/sparql", sparql.endpoint, methods=["GET", "POST"]),

@@ -15,8 +15,9 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
-from kgprofiles.profiles import NotFound, SearchHit
+from kgprofiles.profiles import NotFound
 from kgprofiles.render.html import page, person_jsonld
+from kgprofiles.search import Hit
 from kgprofiles.vocab import ID
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
@@ -80,10 +81,11 @@ def people(request: Request) -> Response:
 
 
 def search(request: Request) -> Response:
-    site = site_of(request)
+    """Full-text search (``kgprofiles.search``); the same results as ``/api/search`` and
+    ``kgprofiles search``."""
     text = (request.query_params.get("q") or "").strip()
-    hits = site.views.search(text) if text else ()
-    return html(page("search.html", q=text, hits=hits))
+    results = site_of(request).search(text) if text else None
+    return html(page("search.html", q=text, results=results))
 
 
 def downloads(request: Request) -> Response:
@@ -135,15 +137,15 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
 # ------------------------------------------------------------------------------ errors
 
 
-def suggestions(site: Site, path: str) -> Sequence[SearchHit]:
-    """Things whose name contains the longest word of the path's last part."""
+def suggestions(site: Site, path: str) -> Sequence[Hit]:
+    """What the search finds for the longest word of the path's last part."""
     last = path.rstrip("/").rsplit("/", 1)[-1]
     last = re.sub(r"\.(html|ttl|jsonld|nt)$", "", last)
     words = sorted((w for w in re.split(r"[^A-Za-z0-9]+", last) if len(w) >= 3), key=len, reverse=True)
     if not words:
         return ()
     try:
-        return site.views.search(words[0])[:10]
+        return site.search(words[0], limit=10).hits
     except KgError:
         return ()
 
