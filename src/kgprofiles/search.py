@@ -122,7 +122,7 @@ def clean_text(text: str) -> str:
     """What a search reads of ``text``: its first MAX_QUERY_CHARS characters, any lone surrogate
     (from undecodable command-line bytes) replaced.
 
-    >>> clean_text("a\ud800b")
+    >>> clean_text("a" + chr(0xD800) + "b")
     'a?b'
     """
     return text[:MAX_QUERY_CHARS].encode("utf-8", "replace").decode("utf-8")
