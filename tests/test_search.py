@@ -247,6 +247,20 @@ def test_load_publishes_a_new_index_and_a_reader_keeps_its_own(built: Settings) 
         person.write_text(text, encoding="utf-8")  # the store keeps the alias: no later test reads it
 
 
+def test_an_update_sent_to_serve_publishes_a_generation_with_its_index(built: Settings) -> None:
+    app = create_app(built, write_token="token")
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        update = f"INSERT DATA {{ GRAPH <{EX}g> {{ <{HORACE}> kgp:altName 'Xylophonist Example' }} }}"
+        sent = client.post("/sparql", data={"update": update}, headers={"Authorization": "Bearer token"})
+        assert sent.status_code == 204, sent.text
+        assert [h["name"] for h in client.get("/api/search", params={"q": "xylophonist"}).json()["hits"]] == [
+            "Horace He"
+        ]
+    index = SearchIndex.open(published_index(built))  # written into the generation the update published
+    assert index is not None and index.search("xylophonist").total == 1
+    index.close()
+
+
 def test_the_search_command_in_text_and_json(built: Settings) -> None:
     base = ["--project", str(ROOT), "search", "--store", built.store]
     text = runner.invoke(app, [*base, "compilers"])

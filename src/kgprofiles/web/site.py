@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.profiles import Views
-from kgprofiles.search import DEFAULT_LIMIT, Results, SearchIndex
+from kgprofiles.search import DEFAULT_LIMIT, INDEX_FILE, Results, SearchIndex, write_index
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.sandbox import QueryPool
@@ -101,10 +101,14 @@ class Site:
         link = _link_of(store)
         cache: dict[str, Any] = {}
         graphs = (lambda: cache.setdefault("graphs", frozenset(store.graphs()))) if stable else None
-        engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs)
+        engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs, prepare=self._index_generation)
         snapshot = Snapshot(store, views, engine, stable, link_target=os.readlink(link) if link else None)
         snapshot.warming = views.warm() if stable else None
         return snapshot
+
+    def _index_generation(self, store: OxigraphStore) -> None:
+        """Write the search index into a generation an update made, before it is published."""
+        write_index(store, self.settings.queries_dir, Path(store.location) / INDEX_FILE)
 
     # -- which generation ---------------------------------------------------------------------
 
