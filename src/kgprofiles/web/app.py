@@ -13,7 +13,7 @@ Every response carries the security headers of ``kgprofiles.web.headers``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from kgprofiles.config import Settings
 from kgprofiles.errors import KgError
 from kgprofiles.store.base import Store
 from kgprofiles.web import api, errors, pages, resources, sparql
+from kgprofiles.web.cors import Cors, check_origins
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
 from kgprofiles.web.headers import SecurityHeaders
@@ -46,6 +47,7 @@ def create_app(
     max_rows: int | None = None,
     allow_fetch: bool = False,
     editor_dir: Path | None = None,
+    cors: Sequence[str] = (),
 ) -> Starlette:
     """The web app over ``store`` (default: the store the settings name, opened now and closed
     when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
@@ -53,7 +55,9 @@ def create_app(
     on-disk store run in ``settings.query_workers`` worker processes (started now, stopped with
     the app); SERVICE and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
     (default: node_modules/@triply/yasgui/build under the project root); without it, /sparql
-    offers a plain query form."""
+    offers a plain query form. ``cors``: the origins (or ``*``) other sites' scripts may read the
+    read-only endpoints from (``web/cors.py``; none by default)."""
+    origins = check_origins(cors)
     owns = store is None
     if store is None:
         from kgprofiles.store import open_store
@@ -84,7 +88,11 @@ def create_app(
     app = Starlette(
         routes=routes(site),
         # Outermost first: every response gets the headers, every request one snapshot of the store.
-        middleware=[Middleware(SecurityHeaders), Middleware(PinSnapshot, site=site)],
+        middleware=[
+            Middleware(SecurityHeaders),
+            *([Middleware(Cors, origins=origins)] if origins else []),
+            Middleware(PinSnapshot, site=site),
+        ],
         exception_handlers={HTTPException: http_error, KgError: errors.kg_error},
         lifespan=lifespan,
     )
