@@ -5,7 +5,8 @@ JavaScript. Handlers are plain functions: Starlette runs them in its thread pool
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import Protocol
 
 import pyoxigraph as ox
 from starlette.exceptions import HTTPException
@@ -15,7 +16,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
-from kgprofiles.profiles import NotFound
+from kgprofiles.profiles import NotFound, Views
 from kgprofiles.render.html import page, person_jsonld
 from kgprofiles.search import Hit
 from kgprofiles.vocab import ID
@@ -36,10 +37,14 @@ def html(body: str, status: int = 200, headers: dict[str, str] | None = None) ->
     return HTMLResponse(body, status_code=status, headers=headers)
 
 
-def alternates(iri: str) -> list[tuple[str, str]]:
-    """(media type, URL) of each data form of a resource, for <link rel="alternate">."""
+def alternates(iri: str, forms: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(media type, URL) of each data form of a resource (or of ``forms``), for <link rel="alternate">."""
     path = "/id/" + iri[len(ID) :]
-    return [(media, path + suffix) for suffix, media in SUFFIXES.items() if media != "text/html"]
+    return [
+        (media, path + suffix)
+        for suffix, media in SUFFIXES.items()
+        if media != "text/html" and (forms is None or media in forms)
+    ]
 
 
 def curie(iri: str) -> str:
@@ -108,20 +113,28 @@ def download(request: Request) -> Response:
 # ------------------------------------------------------------------------------ resource pages
 
 
-def resource_page(site: Site, kind: str, iri: str) -> str:
-    """The HTML page of one resource (NotFound when there is none)."""
-    links = alternates(iri)
+class HasViews(Protocol):
+    """What a page needs of its site: the views (a web ``Site``, or the static site's builder)."""
+
+    @property
+    def views(self) -> Views: ...
+
+
+def resource_page(site: HasViews, kind: str, iri: str, base: str = "", forms: Collection[str] | None = None) -> str:
+    """The HTML page of one resource (NotFound when there is none); ``base`` prefixes the site's
+    own links (the static site's are relative), ``forms`` the data forms it links to (default all)."""
+    links = alternates(iri, forms)
     if kind == "person":
         profile = site.views.profile(ox.NamedNode(iri))
-        return page("profile.html", p=profile, jsonld=person_jsonld(profile), alternates=links)
+        return page("profile.html", base, p=profile, jsonld=person_jsonld(profile), alternates=links)
     if kind == "organization":
-        return page("organization.html", o=site.views.organization(iri), alternates=links)
+        return page("organization.html", base, o=site.views.organization(iri), alternates=links)
     if kind == "topic":
-        return page("topic.html", t=site.views.topic(iri), alternates=links)
+        return page("topic.html", base, t=site.views.topic(iri), alternates=links)
     if kind == "work":
-        return page("work.html", w=site.views.work(iri), alternates=links)
+        return page("work.html", base, w=site.views.work(iri), alternates=links)
     if kind == "source":
-        return page("source.html", s=site.views.source(iri), alternates=links)
+        return page("source.html", base, s=site.views.source(iri), alternates=links)
     triples = site.views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
@@ -131,7 +144,7 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
         for t in triples
         if t.subject == subject and not isinstance(t.object, ox.Triple)
     ]
-    return page("resource.html", iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
+    return page("resource.html", base, iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
 
 
 # ------------------------------------------------------------------------------ errors
