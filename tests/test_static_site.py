@@ -136,3 +136,28 @@ def test_the_site_build_command(tmp_path: Path) -> None:
     assert "site: pages" in result.output  # the progress module's lines (a bar on a terminal)
     refused = runner.invoke(cli, ["--project", str(ROOT), "site", "build", "--store", store, "--output", str(ROOT)])
     assert refused.exit_code == 2 and "--force" in refused.output
+
+
+def test_the_search_runs_in_the_browser(http_server: str, tmp_path: Path) -> None:
+    """Debian's Chromium (Playwright) on the static site: the search script finds the seed
+    person by a paper and by a word of the headline, and its result leads to the page."""
+    from playwright.sync_api import expect
+
+    from web.browser import browser, screenshot_path
+
+    with browser(tmp_path / "chromium-profile") as context:
+        context.set_default_timeout(20_000)
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(http_server + "search/?q=flexatt")
+        results = tab.locator("#search-results li a")
+        expect(results).to_have_text(["FlexAttention", "Horace He"])
+        tab.screenshot(path=screenshot_path("static-search.png"))
+        tab.goto(http_server + "search/?q=COMPILERS")
+        expect(results).to_have_text(["Horace He"])
+        results.first.click()
+        expect(tab.locator("h1")).to_have_text("Horace He")
+        tab.goto(http_server + "search/?q=%22%3Cscript%3E")
+        expect(tab.locator("#search-results p")).to_have_text('0 results for “"<script>”')
+    assert errors == []

@@ -43,7 +43,7 @@
       for (const hit of hits.slice(0, 100)) {
         const item = document.createElement("li");
         const link = document.createElement("a");
-        link.href = `${box.dataset.base}/${hit.path}/`;
+        link.href = `${box.dataset.base}/id/${hit.path}/`;
         link.textContent = hit.name;
         const kind = document.createElement("span");
         kind.className = "kind";
