@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kgprofiles.cli import app
@@ -17,6 +18,15 @@ runner = CliRunner()
 def kg(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     result = runner.invoke(app, ["--project", str(ROOT), *args], env=env)
     return result.exit_code, result.output
+
+
+@pytest.fixture(autouse=True)
+def project_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The project's store directory, where the search index of a remote server is kept: in
+    the test's directory, not the repository's."""
+    store = tmp_path / "project" / "store"
+    monkeypatch.setenv("KGPROFILES_STORE", str(store))
+    return store
 
 
 def server_quads(endpoint: str) -> list[str]:
@@ -34,6 +44,24 @@ def test_build_then_query_with_endpoint(oxigraph_server, tmp_path: Path) -> None
     assert f"→ {endpoint}" in out
     code, out = kg("query", "-e", "SELECT (COUNT(*) AS ?n) {?s ?p ?o}", "--format", "csv", "--endpoint", endpoint)
     assert code == 0 and int(out.splitlines()[1]) > 1000
+
+
+def test_build_and_load_keep_the_search_index_beside_the_project_store(
+    oxigraph_server, tmp_path: Path, project_store: Path
+) -> None:
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    (index,) = project_store.parent.glob("store.search-*.sqlite")
+    code, out = kg("search", "flexattention", "--endpoint", endpoint)
+    assert code == 0 and "person       Horace He  <https://w3id.org/kgprofiles/id/person/horace-he>" in out
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    person = data / "people" / "jane-xu.ttl"
+    person.write_text(person.read_text().replace('kgp:name "Jane Xu"', 'kgp:name "Jane Xu" ; kgp:altName "Quetzal"'))
+    code, out = kg("load", str(person), "--endpoint", endpoint, env={"KGPROFILES_DATA": str(data)})
+    assert code == 0, out
+    assert "Jane Xu" in kg("search", "quetzal", "--endpoint", endpoint)[1]
+    assert sorted(p.name for p in project_store.parent.iterdir()) == [index.name]  # nothing pending left
 
 
 def test_profile_over_the_endpoint_reads_like_the_embedded_one(oxigraph_server, tmp_path: Path) -> None:

@@ -134,7 +134,7 @@ def test_page_links_lead_somewhere(client: httpx.Client) -> None:
 
 
 def test_search_people_and_downloads_pages(client: httpx.Client) -> None:
-    found = client.get("/search", params={"q": "torch"}).text
+    found = client.get("/search", params={"q": "pytorch"}).text  # tests/test_search.py has more
     assert 'href="/id/organization/pytorch"' in found
     none = client.get("/search", params={"q": "zzzz"})
     assert none.status_code == 200 and "Nothing in the graph" in none.text

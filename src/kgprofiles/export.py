@@ -9,6 +9,7 @@ byte-identical for the same store.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -81,6 +82,48 @@ def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
     assert rdf_format is not None
     prefixes = PREFIXES if rdf_format == rdf_syntax.RdfFormat.TURTLE else None
     return as_bytes(rdf_syntax.serialize(ordered, format=rdf_format, prefixes=prefixes))
+
+
+class NotRepresentable(InputError):
+    """The triples cannot be written in the format asked for (RDF/XML: see ``to_rdfxml``)."""
+
+
+#: What XML 1.0 allows in a document (RDF/XML cannot carry other characters in any form).
+_XML_CHARS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: The namespace/local split RDF/XML needs: the local part an XML name (NCName) at the IRI's end.
+_NCNAME_END = re.compile(r"[A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff][\w.\-\u00b7]*$")
+
+
+def rdfxml_problem(triples: list[ox.Triple]) -> str | None:
+    """Why ``triples`` cannot be written as RDF/XML, or None when they can: every predicate must
+    end in an XML name (``…/p/`` or ``…#1`` cannot be split into a namespace and a local name),
+    no value may hold a character XML forbids (most C0 controls), and no triple may be quoted."""
+    for triple in triples:
+        if not _NCNAME_END.search(triple.predicate.value):
+            return f"the property <{triple.predicate.value}> does not end in an XML name"
+        for term in (triple.subject, triple.object):
+            if isinstance(term, ox.Triple):
+                return "RDF/XML has no quoted triples"
+            if _XML_CHARS.search(term.value):
+                return f"{term} holds a character XML 1.0 does not allow"
+    return None
+
+
+def to_rdfxml(triples: list[ox.Triple]) -> bytes:
+    """``triples`` as RDF/XML, sorted, with the project's prefixes; NotRepresentable when the
+    data does not allow it (``rdfxml_problem``), checked again by reading the output back."""
+    problem = rdfxml_problem(triples)
+    if problem is not None:
+        raise NotRepresentable(f"this resource cannot be written as RDF/XML: {problem}")
+    ordered = sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
+    body = as_bytes(ox.serialize(ordered, format=ox.RdfFormat.RDF_XML, prefixes=PREFIXES))
+    try:
+        count = sum(1 for _ in ox.parse(body, format=ox.RdfFormat.RDF_XML))
+    except SyntaxError as exc:
+        raise NotRepresentable(f"this resource cannot be written as RDF/XML: {exc}") from exc
+    if count != len(set(ordered)):
+        raise NotRepresentable("this resource cannot be written as RDF/XML: the output does not read back")
+    return body
 
 
 def export_store(store: Store, fmt: str) -> bytes:

@@ -3,6 +3,7 @@ orchestration in kgprofiles; the CLI and the web call it."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -21,8 +22,10 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
+from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, write_index
 from kgprofiles.store import engine
 from kgprofiles.store.base import Store
+from kgprofiles.store.generations import fsync_dir
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.staging import GenerationStaging, Staging, generation_staging, replacement_staging
 from kgprofiles.store.writer import GenerationWriter
@@ -175,8 +178,11 @@ def build(
         files, scanned = _parse_into(staged.work, found, spill, settings, timer)
         report, notes = _validate(staged.work, files, spill, scanned, settings, timer, reference)
         inferred, more = _infer(staged.work, files, spill, scanned, settings, timer, reference)
-        with timer.stage("compact" if isinstance(staged, GenerationStaging) else "store"):
-            staged.publish()
+        generation = Path(staged.work.location) if isinstance(staged, GenerationStaging) else None
+        with _search_index(settings, staged.work, store, timer, generation) as place_index:
+            with timer.stage("compact" if isinstance(staged, GenerationStaging) else "store"):
+                staged.publish()
+            place_index()
     return BuildReport(
         [f.display for f in files],
         sum(f.count for f in files),
@@ -208,6 +214,41 @@ def _staging(settings: Settings, store: Store | None, writing: WriteOptions) -> 
     else:
         with writing.writer(settings.store) as writer, generation_staging(writer) as staged:
             yield staged
+
+
+@contextmanager
+def _search_index(
+    settings: Settings, source: Store, target: Store | None, timer: _Timer, generation: Path | None = None
+) -> Iterator[Callable[[], None]]:
+    """Write the search index (``search.py``) of ``source``'s graph before that graph is
+    published; yields what places the index once the graph is published.
+
+    Into a new ``generation``: the index is written into it, and published with it (nothing to
+    place). Otherwise beside where ``target``'s index lives (``target`` None: the remote server
+    of the settings), renamed into place by what is yielded, and removed if never placed; an
+    in-memory store has none (it indexes on first search)."""
+    if generation is not None:
+        with timer.stage("index"):
+            write_index(source, settings.queries_dir, generation / INDEX_FILE)
+        yield lambda: None
+        return
+    path = remote_index_path(settings) if target is None else index_path(settings, target)
+    if path is None:
+        yield lambda: None
+        return
+    pending = path.with_name(path.name + ".pending")
+    with timer.stage("index"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_index(source, settings.queries_dir, pending)
+
+    def place() -> None:
+        os.replace(pending, path)
+        fsync_dir(path.parent)
+
+    try:
+        yield place
+    finally:
+        pending.unlink(missing_ok=True)
 
 
 def _validate(
@@ -421,7 +462,8 @@ def load(
             target = writer.copy_of_current()
             loader = _load_reference if reference else _load_fast
             report, inferred_count, notes = loader(target, files, settings, timer)
-            writer.publish(target)
+            with _search_index(settings, target, None, timer, Path(target.location)):
+                writer.publish(target)
     else:
         own = store is None
         other = open_store(settings) if store is None else store
@@ -430,6 +472,8 @@ def load(
                 report, inferred_count, notes = _load_fast(other, files, settings, timer)
             else:
                 report, inferred_count, notes = _load_reference(other, files, settings, timer)
+            with _search_index(settings, other, other, timer) as place_index:
+                place_index()
         finally:
             if own:
                 other.close()

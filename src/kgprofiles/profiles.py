@@ -180,13 +180,6 @@ class SourceView:
     citations: tuple[Link, ...]  # the person, footnote number as note, claims supported as count
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    iri: str
-    kind: str
-    name: str
-
-
 class Views:
     """Builds view models from one store and the named queries.
 
@@ -560,11 +553,6 @@ class Views:
         return SourceView(
             iri, r["title"].value, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"), citations
         )
-
-    def search(self, text: str) -> tuple[SearchHit, ...]:
-        """People, organisations, topics and works whose name contains ``text``."""
-        rows = self.select("search", text=text).rows
-        return tuple(SearchHit(r["item"].value, r["kind"].value, r["name"].value) for r in rows)
 
     def description(self, iri: str) -> list[ox.Triple]:
         """The resource's own triples from the data files (queries/resource-description.rq)."""

@@ -1,7 +1,8 @@
 """The ``kgprofiles`` command: thin commands, each options → one library call → output.
 
 One module per command group (``project``: init, new; ``data``: validate, build, load; ``query``: query, export;
-``views``: profile, related, org, topic, people; ``serve``; ``link`` and ``import``; ``store``),
+``views``: profile, related, org, topic, people, search; ``serve``; ``link`` and ``import``; ``store``;
+``site``),
 assembled here. Commands raise; the one error boundary (``boundary.py``) prints the message and
 picks the exit code. Nothing heavy is imported until a command needs it.
 """
@@ -15,7 +16,7 @@ from typing import Annotated
 import typer
 
 from kgprofiles import __version__
-from kgprofiles.cli import data, project, query, serve, store, views
+from kgprofiles.cli import data, project, query, serve, site, store, views
 from kgprofiles.cli.boundary import ErrorBoundary
 from kgprofiles.cli.link import import_app, link_app
 from kgprofiles.cli.options import ProjectRef
@@ -62,11 +63,13 @@ COMMANDS: tuple[Callable[..., None], ...] = (
     views.org,
     views.topic,
     views.people,
+    views.search,
     serve.serve,
 )
 for command in COMMANDS:
     app.command()(command)
 app.add_typer(project.new_app, name="new")
 app.add_typer(store.store_app, name="store")
+app.add_typer(site.site_app, name="site")
 app.add_typer(link_app, name="link")
 app.add_typer(import_app, name="import")

@@ -86,10 +86,20 @@ def serve(
         ),
     ] = 1,
     listen_fd: Annotated[int | None, typer.Option("--listen-fd", hidden=True)] = None,
+    cors: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cors",
+            metavar="ORIGIN",
+            help="Let scripts on ORIGIN (https://host[:port], or * for any) read /sparql queries, /id/… and "
+            "/api/… (CORS; never updates). Repeat for more origins. Off by default.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the graph over HTTP: profile pages and every /id/ IRI (HTML, Turtle, JSON-LD,
-    N-Triples by content negotiation), the SPARQL 1.1 endpoint and query editor at /sparql,
-    whole-graph downloads and a JSON API. Read-only and on 127.0.0.1 unless told otherwise."""
+    N-Triples, N-Quads, RDF/XML by content negotiation), full-text search, the SPARQL 1.1
+    endpoint and query editor at /sparql, whole-graph downloads and a JSON API. Read-only and
+    on 127.0.0.1 unless told otherwise."""
     import uvicorn
 
     from kgprofiles.store import open_store
@@ -117,7 +127,13 @@ def serve(
         return
     try:
         app = create_app(
-            settings, target, write_token, query_timeout=query_timeout, max_rows=max_rows, allow_fetch=allow_fetch
+            settings,
+            target,
+            write_token,
+            query_timeout=query_timeout,
+            max_rows=max_rows,
+            allow_fetch=allow_fetch,
+            cors=cors or (),
         )
         pool = app.state.site.pool
         if pool is not None and pool.isolation is not None and listen_fd is None:

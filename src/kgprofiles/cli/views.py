@@ -1,4 +1,4 @@
-"""The view commands: ``profile``, ``related``, ``org``, ``topic`` and ``people``, each over the
+"""The view commands: ``profile``, ``related``, ``org``, ``topic``, ``people`` and ``search``, each over the
 store opened to read, rendered as text, Markdown, HTML or JSON."""
 
 from __future__ import annotations
@@ -182,3 +182,30 @@ def people(
     """List the people of the graph, filtered by name, topic or organisation."""
     with _views(ctx, store, endpoint, server_kind) as views:
         typer.echo(_render("people", output, views.people(name, topic, organization)), nl=False)
+
+
+def search(
+    ctx: typer.Context,
+    text: Annotated[
+        str, typer.Argument(help="Words to look for; each also matches as a prefix (flex → FlexAttention).")
+    ],
+    limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="Show at most this many results.")] = 20,
+    output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
+) -> None:
+    """Full-text search over names, other names, headlines, narrative, works, organisations and topics."""
+    from kgprofiles.search import SearchIndex
+
+    settings = store_settings(ctx, store, endpoint, server_kind)
+    target = open_reader(settings)
+    try:
+        index = SearchIndex.over(settings, target)
+        try:
+            results = index.search(text, limit)
+        finally:
+            index.close()
+    finally:
+        target.close()
+    typer.echo(_render("search", output, results), nl=False)

@@ -8,6 +8,7 @@ from typing import Any
 
 from kgprofiles.profiles import Profile
 from kgprofiles.related import Related
+from kgprofiles.search import Results
 
 SCHEMA_VERSION = 1
 
@@ -48,3 +49,27 @@ def topic(t: object) -> str:
 
 def people(rows: tuple[object, ...]) -> str:
     return dumps([asdict(r) for r in rows])  # type: ignore[call-overload]
+
+
+def search_data(results: Results) -> dict[str, Any]:
+    """Search results as JSON: each hit's snippet as plain text and as parts, ``[text, matched]``
+    (the caller marks the matched parts up itself; nothing here is HTML)."""
+    return {
+        "query": results.text,
+        "total": results.total,
+        "hits": [
+            {
+                "iri": hit.iri,
+                "kind": hit.kind,
+                "name": hit.name,
+                "score": hit.score,
+                "snippet": hit.snippet_text(),
+                "snippet_parts": [[text, matched] for text, matched in hit.snippet],
+            }
+            for hit in results.hits
+        ],
+    }
+
+
+def search(results: Results) -> str:
+    return dumps(search_data(results))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kgprofiles.profiles import OrganizationView, PersonRow, Profile, TopicView
 from kgprofiles.related import Related
 from kgprofiles.render import HEADINGS, people_count, role_line, superscript
+from kgprofiles.search import Results
 
 
 def profile(p: Profile) -> str:
@@ -103,4 +104,18 @@ def topic(t: TopicView) -> str:
 def people(rows: tuple[PersonRow, ...]) -> str:
     out = [f"{r.slug:<24} {r.name}" + (f" — {r.headline}" if r.headline else "") for r in rows]
     out.append(f"{len(rows)} {'person' if len(rows) == 1 else 'people'}")
+    return "\n".join(out) + "\n"
+
+
+def search(results: Results) -> str:
+    """Search results: one line per hit (kind, name, IRI), its snippet below with matches in [ ]."""
+    total = results.total
+    out = [f"{total} result{'' if total == 1 else 's'} for “{results.text}”"]
+    for hit in results.hits:
+        out.append(f"{hit.kind:<12} {hit.name}  <{hit.iri}>")
+        snippet = "".join(f"[{text}]" if matched else text for text, matched in hit.snippet)
+        if hit.snippet_text() != hit.name:
+            out.append(f"             {snippet}")
+    if len(results.hits) < total:
+        out.append(f"(the first {len(results.hits)} shown; --limit N for more)")
     return "\n".join(out) + "\n"

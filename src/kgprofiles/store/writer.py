@@ -148,10 +148,18 @@ def _check_closed(path: Path) -> None:
     gc.collect()
 
 def update_published(
-    store_path: str | Path, sparql: str, *, base_iri: str | None = None, command: str = "kgprofiles"
+    store_path: str | Path,
+    sparql: str,
+    *,
+    base_iri: str | None = None,
+    command: str = "kgprofiles",
+    prepare: Callable[[OxigraphStore], None] | None = None,
 ) -> None:
-    """Run a SPARQL Update on the published store: on a copy of it, published when it succeeds."""
+    """Run a SPARQL Update on the published store: on a copy of it, published when it succeeds
+    (after ``prepare``, given the updated copy: the web app writes its search index into it)."""
     with GenerationWriter(store_path, command=command) as writer:
         target = writer.copy_of_current()
         target.update(sparql, base_iri=base_iri)
+        if prepare is not None:
+            prepare(target)
         writer.publish(target)

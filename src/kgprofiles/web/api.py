@@ -1,4 +1,4 @@
-"""The JSON API: ``/api/person/{id}`` and ``/api/person/{id}/related``, the same models as
+"""The JSON API: ``/api/person/{id}``, ``/api/person/{id}/related`` and ``/api/search``, the same models as
 ``kgprofiles profile --format json`` and ``kgprofiles related --format json`` (render/json.py).
 ``{id}`` is anything the CLI accepts: a slug, CURIE, IRI, name or Wikidata Q-id. Errors are
 answered by the app's error boundary (``web/errors.py``) as ``{"error": …, "hint": …}``."""
@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse, Response
 
 from kgprofiles.errors import InputError
 from kgprofiles.render import json as json_view
+from kgprofiles.search import DEFAULT_LIMIT
 from kgprofiles.vocab import PREFIXES
 from kgprofiles.web.site import site_of
 
@@ -29,6 +30,23 @@ def related(request: Request) -> Response:
         raise InputError(f"limit must be a positive whole number, not {limit_text!r}")
     people = views.related(views.resolve_person(request.path_params["id"]), int(limit_text) if limit_text else None)
     return Response(json_view.related(people), media_type=JSON)
+
+
+def search(request: Request) -> Response:
+    """``/api/search?q=TEXT[&limit=N][&offset=N]``: the full-text search's results as
+    ``kgprofiles search --format json`` gives them (snippets as text and as parts, never HTML)."""
+    text = (request.query_params.get("q") or "").strip()
+    limit, offset = _whole("limit", request, DEFAULT_LIMIT, 1), _whole("offset", request, 0, 0)
+    return Response(json_view.search(site_of(request).search(text, limit, offset)), media_type=JSON)
+
+
+def _whole(name: str, request: Request, default: int, least: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= least):
+        raise InputError(f"{name} must be a whole number, at least {least}, not {text[:40]!r}")
+    return int(text)
 
 
 def prefixes(request: Request) -> Response:

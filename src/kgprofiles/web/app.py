@@ -5,7 +5,7 @@ Routes:
   /people, /search?q=, /downloads    the people list, search results, whole-graph downloads
   /downloads/kgprofiles.{nq,ttl,nt,jsonld}
   /id/{kind}/{slug}[.html|.ttl|.jsonld|.nt]   person, organization, topic, work, source, claim, profile
-  /api/person/{id}, /api/person/{id}/related, /api/prefixes  JSON
+  /api/person/{id}, /api/person/{id}/related, /api/prefixes, /api/search?q=  JSON
   /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
   /static/…                          the stylesheet, the editor's script, YASGUI's files
 Every response carries the security headers of ``kgprofiles.web.headers``.
@@ -13,7 +13,7 @@ Every response carries the security headers of ``kgprofiles.web.headers``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from kgprofiles.errors import KgError
 from kgprofiles.store.base import Store
 from kgprofiles.web import api, errors, pages, resources, sparql
 from kgprofiles.web.cache import CachePages
+from kgprofiles.web.cors import Cors, check_origins
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
 from kgprofiles.web.headers import SecurityHeaders
@@ -47,6 +48,7 @@ def create_app(
     max_rows: int | None = None,
     allow_fetch: bool = False,
     editor_dir: Path | None = None,
+    cors: Sequence[str] = (),
 ) -> Starlette:
     """The web app over ``store`` (default: the store the settings name, opened now and closed
     when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
@@ -54,7 +56,9 @@ def create_app(
     on-disk store run in ``settings.query_workers`` worker processes (started now, stopped with
     the app); SERVICE and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
     (default: node_modules/@triply/yasgui/build under the project root); without it, /sparql
-    offers a plain query form."""
+    offers a plain query form. ``cors``: the origins (or ``*``) other sites' scripts may read the
+    read-only endpoints from (``web/cors.py``; none by default)."""
+    origins = check_origins(cors)
     owns = store is None
     if store is None:
         from kgprofiles.store import open_store
@@ -84,10 +88,11 @@ def create_app(
 
     app = Starlette(
         routes=routes(site),
-        # Outermost first: every response gets the headers, every request one snapshot of the store,
-        # pages come from the cache of that snapshot's generation when they are in it.
+        # Outermost first: every response gets the headers (and CORS ones when allowed), every request
+        # one snapshot of the store; pages come from the cache of that snapshot's generation when they are in it.
         middleware=[
             Middleware(SecurityHeaders),
+            *([Middleware(Cors, origins=origins)] if origins else []),
             Middleware(PinSnapshot, site=site),
             Middleware(CachePages, pages_of=lambda: site.current().pages),
         ],
@@ -108,6 +113,7 @@ def routes(site: Site) -> list[BaseRoute]:
         Route("/downloads/{name}", pages.download),
         Route("/id/{kind}/{name}", resources.resource),
         Route("/api/prefixes", api.prefixes),
+        Route("/api/search", api.search),
         Route("/api/person/{id:path}/related", api.related),
         Route("/api/person/{id:path}", api.person),
         Route("/sparql", sparql.endpoint, methods=["GET", "POST"]),

@@ -16,7 +16,7 @@ from kgprofiles.web.site import Site
 
 RDF_TYPE = ox.NamedNode(RDF_NS + "type")
 RDFS_COMMENT = ox.NamedNode(RDFS_NS + "comment")
-MEDIA_TYPES = (*RDF_FORMATS, "application/rdf+xml")
+MEDIA_TYPES = tuple(RDF_FORMATS)  # RDF/XML among them (the description always allows it)
 RESULT_FORMATS = (
     "SPARQL_Results_JSON",
     "SPARQL_Results_XML",

@@ -111,6 +111,7 @@ class Engine:
         allow_fetch: bool = False,
         pool: QueryPool | None = None,
         local_graphs: Callable[[], Collection[str]] | None = None,
+        prepare: Callable[[OxigraphStore], None] | None = None,
     ) -> None:
         if isinstance(store, OxigraphStore) and store.location != MEMORY and pool is None:
             raise ValueError("queries over an on-disk store run in a QueryPool")
@@ -119,6 +120,7 @@ class Engine:
         self.allow_fetch = allow_fetch
         self.pool = pool
         self.local_graphs = local_graphs or store.graphs
+        self.prepare = prepare  # what an update does to the new generation before publishing it
         self.copy = WorkerCopy(store) if pool is not None and isinstance(store, OxigraphStore) else None
 
     def check(self, sparql: str) -> None:
@@ -213,7 +215,13 @@ class Engine:
         self.check(sparql)
         if isinstance(self.store, OxigraphStore) and self.store.link is not None:
             # A published generation is never written: the update makes and publishes a new one.
-            update_published(self.store.link, sent, base_iri=base_iri, command="kgprofiles serve (a SPARQL update)")
+            update_published(
+                self.store.link,
+                sent,
+                base_iri=base_iri,
+                command="kgprofiles serve (a SPARQL update)",
+                prepare=self.prepare,
+            )
             return
         try:
             self.store.update(sent, base_iri=base_iri)

@@ -4,6 +4,7 @@ file suffixes that ask for one representation directly."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,13 +14,22 @@ SUFFIXES = {
     ".ttl": "text/turtle",
     ".jsonld": "application/ld+json",
     ".nt": "application/n-triples",
+    ".nq": "application/n-quads",
+    ".rdf": "application/rdf+xml",
 }
-#: Media types → the export format names of kgprofiles.export.
+#: Media types → the export format names of kgprofiles.export ("rdf": RDF/XML, written by
+#: ``export.to_rdfxml`` when the data allows it).
 RDF_FORMATS = {
     "text/turtle": "ttl",
     "application/ld+json": "jsonld",
     "application/n-triples": "nt",
+    "application/n-quads": "nq",
+    "application/rdf+xml": "rdf",
 }
+#: An Accept header's ranges beyond this many are not read (a header is a few at most).
+MAX_RANGES = 64
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_QVALUE = re.compile(r"(0(\.[0-9]{0,3})?|1(\.0{0,3})?)")
 
 
 @dataclass(frozen=True)
@@ -41,28 +51,38 @@ class MediaRange:
 
 
 def parse_accept(header: str | None) -> list[MediaRange]:
-    """The media ranges of an Accept header; parameters other than ``q`` are ignored."""
+    """The media ranges of an Accept header (RFC 9110 §12.5.1). A range that is not
+    ``type/subtype`` tokens (``text``, ``/``, ``*/html``…) or whose ``q`` is not a qvalue (0 to 1,
+    three decimals at most) is left out, as if not sent; parameters other than ``q`` are ignored."""
     ranges = []
-    for part in (header or "").split(","):
+    for part in (header or "").split(",")[:MAX_RANGES]:
         fields = [f.strip() for f in part.split(";")]
         kind, slash, sub = fields[0].lower().partition("/")
-        if not slash or not kind or not sub:
+        if not slash or not _TOKEN.fullmatch(kind) or not _TOKEN.fullmatch(sub) or (kind == "*" and sub != "*"):
             continue
-        q = 1.0
+        q: float | None = 1.0
         for param in fields[1:]:
             name, _, value = param.partition("=")
             if name.strip().lower() == "q":
-                try:
-                    q = min(max(float(value), 0.0), 1.0)
-                except ValueError:
-                    q = 0.0
-        ranges.append(MediaRange(kind, sub, q))
+                value = value.strip()
+                q = float(value) if _QVALUE.fullmatch(value) else None
+                break  # what follows q are accept-extensions, not media type parameters
+        if q is not None:
+            ranges.append(MediaRange(kind, sub, q))
     return ranges
 
 
 def choose(accept: str | None, offers: Sequence[str]) -> str | None:
-    """The offer the client prefers most (ties go to the earlier offer: the server's preference);
-    the first offer when there is no Accept header; None when the client accepts none (406)."""
+    """The offer the client prefers most: each offer gets the q of the most specific range that
+    matches it (``text/turtle`` over ``text/*`` over ``*/*``), and ties go to the earlier offer
+    (the server's preference). The first offer when there is no Accept header, or none of its
+    ranges can be read; None when the client accepts none (406).
+
+    >>> choose("application/*", ["text/html", "application/ld+json"])
+    'application/ld+json'
+    >>> choose("*/*;q=0.1, text/turtle;q=0", ["text/turtle", "text/html"])
+    'text/html'
+    """
     ranges = parse_accept(accept)
     if not ranges:
         return offers[0] if offers else None

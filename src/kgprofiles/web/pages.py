@@ -5,7 +5,8 @@ JavaScript. Handlers are plain functions: Starlette runs them in its thread pool
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from typing import Protocol
 
 import pyoxigraph as ox
 from starlette.exceptions import HTTPException
@@ -15,8 +16,9 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
-from kgprofiles.profiles import NotFound, SearchHit
+from kgprofiles.profiles import NotFound, Views
 from kgprofiles.render.html import page, person_jsonld
+from kgprofiles.search import Hit
 from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
@@ -35,10 +37,14 @@ def html(body: str, status: int = 200, headers: dict[str, str] | None = None) ->
     return HTMLResponse(body, status_code=status, headers=headers)
 
 
-def alternates(iri: str) -> list[tuple[str, str]]:
-    """(media type, URL) of each data form of a resource, for <link rel="alternate">."""
+def alternates(iri: str, forms: Collection[str] | None = None) -> list[tuple[str, str]]:
+    """(media type, URL) of each data form of a resource (or of ``forms``), for <link rel="alternate">."""
     path = "/id/" + (ids().slug_of(iri) or "")
-    return [(media, path + suffix) for suffix, media in SUFFIXES.items() if media != "text/html"]
+    return [
+        (media, path + suffix)
+        for suffix, media in SUFFIXES.items()
+        if media != "text/html" and (forms is None or media in forms)
+    ]
 
 
 def curie(iri: str) -> str:
@@ -80,10 +86,11 @@ def people(request: Request) -> Response:
 
 
 def search(request: Request) -> Response:
-    site = site_of(request)
+    """Full-text search (``kgprofiles.search``); the same results as ``/api/search`` and
+    ``kgprofiles search``."""
     text = (request.query_params.get("q") or "").strip()
-    hits = site.views.search(text) if text else ()
-    return html(page("search.html", q=text, hits=hits))
+    results = site_of(request).search(text) if text else None
+    return html(page("search.html", q=text, results=results))
 
 
 def downloads(request: Request) -> Response:
@@ -106,20 +113,28 @@ def download(request: Request) -> Response:
 # ------------------------------------------------------------------------------ resource pages
 
 
-def resource_page(site: Site, kind: str, iri: str) -> str:
-    """The HTML page of one resource (NotFound when there is none)."""
-    links = alternates(iri)
+class HasViews(Protocol):
+    """What a page needs of its site: the views (a web ``Site``, or the static site's builder)."""
+
+    @property
+    def views(self) -> Views: ...
+
+
+def resource_page(site: HasViews, kind: str, iri: str, base: str = "", forms: Collection[str] | None = None) -> str:
+    """The HTML page of one resource (NotFound when there is none); ``base`` prefixes the site's
+    own links (the static site's are relative), ``forms`` the data forms it links to (default all)."""
+    links = alternates(iri, forms)
     if kind == "person":
         profile = site.views.profile(ox.NamedNode(iri))
-        return page("profile.html", p=profile, jsonld=person_jsonld(profile), alternates=links)
+        return page("profile.html", base, p=profile, jsonld=person_jsonld(profile), alternates=links)
     if kind == "organization":
-        return page("organization.html", o=site.views.organization(iri), alternates=links)
+        return page("organization.html", base, o=site.views.organization(iri), alternates=links)
     if kind == "topic":
-        return page("topic.html", t=site.views.topic(iri), alternates=links)
+        return page("topic.html", base, t=site.views.topic(iri), alternates=links)
     if kind == "work":
-        return page("work.html", w=site.views.work(iri), alternates=links)
+        return page("work.html", base, w=site.views.work(iri), alternates=links)
     if kind == "source":
-        return page("source.html", s=site.views.source(iri), alternates=links)
+        return page("source.html", base, s=site.views.source(iri), alternates=links)
     triples = site.views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
@@ -129,21 +144,21 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
         for t in triples
         if t.subject == subject and not isinstance(t.object, ox.Triple)
     ]
-    return page("resource.html", iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
+    return page("resource.html", base, iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
 
 
 # ------------------------------------------------------------------------------ errors
 
 
-def suggestions(site: Site, path: str) -> Sequence[SearchHit]:
-    """Things whose name contains the longest word of the path's last part."""
+def suggestions(site: Site, path: str) -> Sequence[Hit]:
+    """What the search finds for the longest word of the path's last part."""
     last = path.rstrip("/").rsplit("/", 1)[-1]
     last = re.sub(r"\.(html|ttl|jsonld|nt)$", "", last)
     words = sorted((w for w in re.split(r"[^A-Za-z0-9]+", last) if len(w) >= 3), key=len, reverse=True)
     if not words:
         return ()
     try:
-        return site.views.search(words[0])[:10]
+        return site.search(words[0], limit=10).hits
     except KgError:
         return ()
 

@@ -1,6 +1,7 @@
 """Dereferenceable IRIs: ``/id/{kind}/{slug}`` answers with the page (text/html) or the resource's
-description (Turtle, JSON-LD, N-Triples) by content negotiation; ``.html``, ``.ttl``, ``.jsonld``
-and ``.nt`` suffixes ask for one form directly. A person's data is their profile export
+description (Turtle, JSON-LD, N-Triples, N-Quads, and RDF/XML where the data allows it: see
+``export.rdfxml_problem``) by content negotiation (``negotiation.py``); ``.html``, ``.ttl``,
+``.jsonld``, ``.nt``, ``.nq`` and ``.rdf`` suffixes ask for one form directly. A person's data is their profile export
 (queries/person-export.rq, as ``kgprofiles export PERSON``); any other resource's is its own
 triples (queries/resource-description.rq)."""
 
@@ -12,7 +13,8 @@ import pyoxigraph as ox
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from kgprofiles.export import MEDIA_TYPES, export_profile, serialize_triples
+from kgprofiles.errors import QueryError
+from kgprofiles.export import rdfxml_problem, serialize_triples, to_rdfxml
 from kgprofiles.profiles import NotFound
 from kgprofiles.queries import named
 from kgprofiles.vocab import ids
@@ -22,8 +24,21 @@ from kgprofiles.web.site import Site, site_of
 
 KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
 SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-#: What one /id/ URL offers, the page first; application/json is answered with JSON-LD.
-OFFERS = ("text/html", "application/xhtml+xml", *RDF_FORMATS, "application/json")
+#: What one /id/ URL offers, in the server's order of preference: the page, then the data forms
+#: (so ``*/*`` gets the page, ``text/*`` the page, ``application/*`` JSON-LD); application/json is
+#: answered with JSON-LD, and application/xhtml+xml (last: only asked for by name) with the page.
+OFFERS = (
+    "text/html",
+    "text/turtle",
+    "application/ld+json",
+    "application/n-triples",
+    "application/n-quads",
+    "application/rdf+xml",
+    "application/json",
+    "application/xhtml+xml",
+)
+ALIASES = {"application/xhtml+xml": "text/html", "application/json": "application/ld+json"}
+RDF_XML = "application/rdf+xml"
 
 
 def resource(request: Request) -> Response:
@@ -34,31 +49,47 @@ def resource(request: Request) -> Response:
     iri = f"{ids().base}{kind}/{slug}"
     path = f"/id/{kind}/{slug}"
     headers = {"Link": ", ".join(f'<{href}>; rel="alternate"; type="{media}"' for media, href in pages.alternates(iri))}
+    site = site_of(request)
+    triples: list[ox.Triple] | None = None
     if asked is None:
         headers["Vary"] = "Accept"
-        chosen = choose(request.headers.get("accept"), OFFERS)
+        accept = request.headers.get("accept")
+        chosen = choose(accept, OFFERS)
+        if chosen == RDF_XML:
+            triples = data(site, kind, iri)
+            if rdfxml_problem(triples) is not None:  # the next best form, if the client takes one
+                chosen = choose(accept, tuple(o for o in OFFERS if o != RDF_XML))
         if chosen is None:
-            return PlainTextResponse(
-                f"{path} is available as {', '.join(OFFERS[:1] + OFFERS[2:5])}\n", status_code=406, headers=headers
-            )
-        asked = {"application/xhtml+xml": "text/html", "application/json": "application/ld+json"}.get(chosen, chosen)
+            forms = ", ".join(o for o in OFFERS if o not in ALIASES)
+            return PlainTextResponse(f"{path} is available as {forms}\n", status_code=406, headers=headers)
+        asked = ALIASES.get(chosen, chosen)
         headers["Content-Location"] = path + suffix_for(asked)
-    site = site_of(request)
+    elif asked == RDF_XML:
+        triples = data(site, kind, iri)
+        problem = rdfxml_problem(triples)
+        if problem is not None:
+            message = f"{path}.rdf: this resource cannot be written as RDF/XML: {problem}\n"
+            return PlainTextResponse(message, status_code=406, headers=headers)
     if asked == "text/html":
         return pages.html(pages.resource_page(site, kind, iri), headers=headers)
+    if triples is None:
+        triples = data(site, kind, iri)
     fmt = RDF_FORMATS[asked]
-    body = data(site, kind, iri, fmt)
-    return Response(body, headers={**headers, "Content-Type": MEDIA_TYPES[fmt] + "; charset=utf-8"})
+    body = to_rdfxml(triples) if fmt == "rdf" else serialize_triples(triples, fmt)
+    return Response(body, headers={**headers, "Content-Type": asked + "; charset=utf-8"})
 
 
-def data(site: Site, kind: str, iri: str, fmt: str) -> bytes:
-    """The resource's description in ``fmt`` (ttl, jsonld, nt); NotFound when the data says nothing."""
+def data(site: Site, kind: str, iri: str) -> list[ox.Triple]:
+    """The resource's description (a person's: their profile export); NotFound when the data says nothing."""
     node = ox.NamedNode(iri)
     if kind == "person":
         if not site.select("person", person=node).rows:
             raise NotFound(f"no person {iri}")
-        return export_profile(site.store, named(site.views.queries, "person-export"), node, fmt)
+        result = named(site.views.queries, "person-export").run(site.store, {"person": node})
+        if not isinstance(result, list):
+            raise QueryError("queries/person-export.rq must be a CONSTRUCT query")
+        return result
     triples = site.views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
-    return serialize_triples(triples, fmt)
+    return triples

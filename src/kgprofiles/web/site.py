@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.profiles import Views
+from kgprofiles.search import DEFAULT_LIMIT, INDEX_FILE, Results, SearchIndex, write_index
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.sandbox import QueryPool
@@ -38,6 +39,8 @@ T = TypeVar("T")
 QUERY_THREADS = 4
 #: How often (seconds) requests look whether a newer generation was published.
 FOLLOW_EVERY_S = 0.2
+#: The snapshot's cache key of its search index.
+SEARCH_INDEX = "search-index"
 
 _pinned: contextvars.ContextVar[Snapshot | None] = contextvars.ContextVar("kgprofiles_snapshot", default=None)
 
@@ -63,6 +66,9 @@ class Snapshot:
         if self.warming is not None:
             self.warming.join(timeout=5)  # a daemon: it stops with the process if still reading
         self.engine.close()
+        index = self.cache.get(SEARCH_INDEX)
+        if index is not None:
+            index.close()
         self.store.close()
 
 
@@ -97,12 +103,16 @@ class Site:
         link = _link_of(store)
         cache: dict[str, Any] = {}
         graphs = (lambda: cache.setdefault("graphs", frozenset(store.graphs()))) if stable else None
-        engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs)
+        engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs, prepare=self._index_generation)
         snapshot = Snapshot(store, views, engine, stable, link_target=os.readlink(link) if link else None)
         generation = generation_of(store)
         snapshot.pages = Pages(generation) if generation is not None else None
         snapshot.warming = views.warm() if stable else None
         return snapshot
+
+    def _index_generation(self, store: OxigraphStore) -> None:
+        """Write the search index into a generation an update made, before it is published."""
+        write_index(store, self.settings.queries_dir, Path(store.location) / INDEX_FILE)
 
     # -- which generation ---------------------------------------------------------------------
 
@@ -191,6 +201,22 @@ class Site:
         """``make()``: computed once when the site is stable, else every time."""
         return self.cached(key, make) if self.stable else make()
 
+    def search(self, text: str, limit: int = DEFAULT_LIMIT, offset: int = 0) -> Results:
+        """Full-text search (``kgprofiles.search``). A stable snapshot opens its generation's index
+        once (or builds one in memory once, when the generation has none); a store that may
+        change under the site (a remote server, a writable store) is indexed for each search,
+        unless a remote server has the index ``build`` or ``load`` wrote for it."""
+        snapshot = self.current()
+        if snapshot.stable:
+            return self.cached(SEARCH_INDEX, lambda: SearchIndex.over(self.settings, snapshot.store)).search(
+                text, limit, offset
+            )
+        index = SearchIndex.over(self.settings, snapshot.store)
+        try:
+            return index.search(text, limit, offset)
+        finally:
+            index.close()
+
     def select(self, name: str, **values: str | Term) -> SelectResult:
         """The rows of a named query from queries/."""
         return self.views.select(name, **values)
@@ -201,6 +227,9 @@ class Site:
         if self.pool is not None:
             self.pool.close()
         latest.engine.close()
+        index = latest.cache.get(SEARCH_INDEX)
+        if index is not None:
+            index.close()
         if latest.warming is not None:
             latest.warming.join(timeout=5)
         if latest.store is not self.store_at_start or self.owns_store:

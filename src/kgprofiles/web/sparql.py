@@ -19,6 +19,7 @@ from kgprofiles.result_formats import kind_of
 from kgprofiles.store.base import SelectResult
 from kgprofiles.store.sandbox import Serialised, busy, time_limit_hit
 from kgprofiles.web import description, editor, results
+from kgprofiles.web.cors import mark_update
 from kgprofiles.web.errors import headers_of, status_of
 from kgprofiles.web.negotiation import choose
 from kgprofiles.web.protocol import Operation, ProtocolError, read_operation
@@ -48,6 +49,7 @@ async def endpoint(request: Request) -> Response:
     if operation is None:
         return await without_operation(request)
     if operation.kind == "update":
+        mark_update(request)  # never readable from another origin (web/cors.py)
         return await update(request, operation)
     return await query(request, operation)
 

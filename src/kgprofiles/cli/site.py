@@ -1,0 +1,48 @@
+"""``kgprofiles site build``: the whole graph as a static site (``static_site.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kgprofiles.cli.options import EndpointOption, QuietOption, StoreOption, open_reader, store_settings
+
+site_app = typer.Typer(
+    name="site",
+    help="Publish the graph as static files any web server can serve.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@site_app.command("build")
+def build(
+    ctx: typer.Context,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The directory to write the site into.")],
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Write into a non-empty directory that is not a previous site (its files stay)."),
+    ] = False,
+    quiet: QuietOption = False,
+    store: StoreOption = None,
+    endpoint: EndpointOption = None,
+) -> None:
+    """Write every page (people, organisations, topics, works, sources), a search that runs in
+    the browser and the downloads as files, with the same HTML as `kgprofiles serve` and
+    relative links. The same graph gives the same bytes; a previous site in DIR is replaced whole."""
+    from kgprofiles.progress import report_progress
+    from kgprofiles.static_site import build_site
+
+    settings = store_settings(ctx, store, endpoint)
+    target = open_reader(settings)
+    try:
+        with report_progress("site", quiet) as progress:
+            report = build_site(settings, target, output, force=force, progress=progress)
+    finally:
+        target.close()
+    typer.echo(f"site: {report.summary()}")
+    for iri in report.missing[:20]:
+        typer.echo(f"site: warning: a page links to {iri}, which has nothing to show", err=True)

@@ -1,0 +1,320 @@
+"""Full-text search: one SQLite FTS5 index over the graph's people, organisations, topics and works.
+
+What is indexed (one document per item, ``queries/search-index.rq``): names and other names,
+headlines, narrative (statements, contribution descriptions, event and role titles, venues), and
+for a person the titles of their works and the names of their organisations and topics.
+
+How it matches and ranks:
+
+* the ``unicode61`` tokenizer with ``remove_diacritics 2``: case and accents are folded on both
+  sides, so "zoe" finds "Zoë";
+* every word a user types is a prefix ("flex" finds "FlexAttention"); words are ANDed;
+* BM25 with column weights (``WEIGHTS``): a match in a name counts far more than one in a
+  headline, which counts more than one in the narrative; ties go to people, then organisations,
+  topics and works, then by name and IRI, so the same index always gives the same order.
+
+User text is never FTS5 syntax: it is cut into whitespace-separated chunks, and each chunk is
+written as one quoted string (``"gpt-fast"*``: the phrase "gpt fast", its last word a prefix),
+so quotes, ``NEAR``, ``*``, ``:``, parentheses and ``AND``/``OR``/``NOT`` are just text; control
+characters are dropped and the text is capped (``MAX_QUERY_CHARS``, ``MAX_CHUNKS``).
+
+Snippets come back as parts, ``(text, matched)``, never as markup: the renderers escape the text
+and wrap matched parts in ``<mark>`` themselves. FTS5 marks matches with two control characters
+that the indexed text can never contain (they are removed from it when it is indexed).
+
+Where the index lives (``index_path``): in the store generation's own directory
+(``<generation>/search.sqlite``), written by ``build`` and ``load`` before the generation is
+published, so a reader always searches the generation it reads, and a killed build leaves the
+old generation with its old index. For a remote SPARQL server, beside the project's store
+directory (``.kgprofiles/store.search-<hash of the endpoint>.sqlite``), replaced atomically after
+each build or load. Where there is no index file (an in-memory store, a store built by an older
+version, a remote server nobody built from here), ``SearchIndex.over`` builds one in memory from
+the store on first use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgprofiles.config import MEMORY, SearchPath, Settings
+from kgprofiles.errors import InputError, StoreError
+from kgprofiles.queries import select
+from kgprofiles.store.base import Store
+
+INDEX_FILE = "search.sqlite"
+#: The index's layout; an index of another version is not read (a fresh one is made in memory).
+FORMAT = "kgprofiles-search-1"
+#: The indexed columns, and the weight BM25 gives a match in each (names first).
+COLUMNS = ("name", "alt", "headline", "narrative", "works", "orgs", "topics")
+WEIGHTS = (10.0, 8.0, 4.0, 1.0, 2.0, 2.0, 2.0)
+#: The query's result column → the index column.
+_FIELDS = {
+    "names": "name",
+    "alts": "alt",
+    "headlines": "headline",
+    "narratives": "narrative",
+    "works": "works",
+    "orgs": "orgs",
+    "topics": "topics",
+}
+KIND_ORDER = {"person": 0, "organization": 1, "topic": 2, "work": 3}
+MAX_QUERY_CHARS = 200
+MAX_CHUNKS = 10
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 1000
+SNIPPET_TOKENS = 12
+_START, _END = "\x02", "\x03"  # FTS5's match markers in snippets; never in the indexed text
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_SEPARATOR = " · "
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the item, its kind and name, and a snippet as (text, matched) parts."""
+
+    iri: str
+    kind: str
+    name: str
+    snippet: tuple[tuple[str, bool], ...]
+    score: float
+
+    def snippet_text(self) -> str:
+        return "".join(text for text, _ in self.snippet)
+
+
+@dataclass(frozen=True)
+class Results:
+    """The hits of one search (at most ``limit`` of them) and how many matched in all."""
+
+    text: str
+    total: int
+    hits: tuple[Hit, ...]
+
+
+# -------------------------------------------------------------------------- the user's query
+
+
+def match_expression(text: str) -> str | None:
+    """The FTS5 query for what a user typed: each whitespace-separated chunk one quoted string
+    (a quote in it doubled) with a prefix star, ANDed; None when nothing searchable is left.
+
+    >>> print(match_expression('gpt-fast NEAR(a b) x* say"hi'))
+    "gpt-fast"* "NEAR(a"* "b)"* "x*"* "say""hi"*
+    >>> match_expression(' * - " ') is None
+    True
+    """
+    cleaned = _CONTROL.sub(" ", clean_text(text))
+    chunks = [c for c in cleaned.split() if any(ch.isalnum() for ch in c)][:MAX_CHUNKS]
+    if not chunks:
+        return None
+    return " ".join('"' + chunk.replace('"', '""') + '"*' for chunk in chunks)
+
+
+def clean_text(text: str) -> str:
+    """What a search reads of ``text``: its first MAX_QUERY_CHARS characters, any lone surrogate
+    (from undecodable command-line bytes) replaced.
+
+    >>> clean_text("a" + chr(0xD800) + "b")
+    'a?b'
+    """
+    return text[:MAX_QUERY_CHARS].encode("utf-8", "replace").decode("utf-8")
+
+
+# -------------------------------------------------------------------------- building the index
+
+
+@dataclass(frozen=True)
+class Document:
+    iri: str
+    kind: str
+    name: str
+    columns: tuple[str, ...]  # in COLUMNS order
+
+
+def documents(store: Store, queries_dir: Path | SearchPath) -> Iterator[Document]:
+    """The index's documents, from ``queries/search-index.rq`` (one row per item)."""
+    seen: set[str] = set()
+    for row in select(store, queries_dir, "search-index"):
+        iri = row["item"].value
+        if iri in seen:  # something of two kinds is indexed once, as the first
+            continue
+        seen.add(iri)
+        values = {field: _parts(row[field].value if field in row else "") for field in _FIELDS}
+        names = values["names"]
+        name = names[0] if names else iri.rsplit("/", 1)[-1]
+        columns = tuple(_SEPARATOR.join(values[field]) for field in _FIELDS)
+        yield Document(iri, row["kind"].value, name, columns)
+
+
+def _parts(concatenated: str) -> list[str]:
+    """The distinct non-empty values a GROUP_CONCAT joined, cleaned and sorted (its order is the
+    engine's; sorted, the index is the same whatever the engine did)."""
+    return sorted({_CONTROL.sub(" ", part).strip() for part in concatenated.split("\n")} - {""})
+
+
+def _create(connection: sqlite3.Connection, docs: Iterable[Document]) -> int:
+    columns = ", ".join(COLUMNS)
+    connection.executescript(
+        f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE docs (id INTEGER PRIMARY KEY, iri TEXT NOT NULL, kind TEXT NOT NULL,
+                           kind_order INTEGER NOT NULL, name TEXT NOT NULL);
+        CREATE VIRTUAL TABLE fts USING fts5({columns}, tokenize='unicode61 remove_diacritics 2', prefix='2 3');
+        """
+    )
+    connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+    count = 0
+    for count, doc in enumerate(docs, start=1):
+        connection.execute(
+            "INSERT INTO docs VALUES (?, ?, ?, ?, ?)", (count, doc.iri, doc.kind, KIND_ORDER.get(doc.kind, 9), doc.name)
+        )
+        connection.execute(
+            f"INSERT INTO fts (rowid, {columns}) VALUES (?{', ?' * len(COLUMNS)})", (count, *doc.columns)
+        )
+    connection.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+    connection.commit()
+    return count
+
+
+def write_index(store: Store, queries_dir: Path | SearchPath, path: Path) -> int:
+    """Write the index of ``store`` to ``path`` (via a temporary file beside it, renamed into
+    place, fsynced); returns the number of documents."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)
+    try:
+        connection = sqlite3.connect(temporary)
+        try:
+            connection.execute("PRAGMA journal_mode = OFF")
+            count = _create(connection, documents(store, queries_dir))
+        finally:
+            connection.close()
+        fd = os.open(temporary, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot write the search index {path}: {exc}") from exc
+    finally:
+        temporary.unlink(missing_ok=True)
+    return count
+
+
+def index_path(settings: Settings, store: Store) -> Path | None:
+    """Where the index of ``store`` lives (see the module's docstring); None for an in-memory store."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    if isinstance(store, OxigraphStore):
+        return None if store.location == MEMORY else Path(store.location) / INDEX_FILE
+    if settings.endpoint:
+        return remote_index_path(settings)
+    return None
+
+
+def remote_index_path(settings: Settings) -> Path | None:
+    """The index of a remote server's graph: beside the project's store directory."""
+    if not settings.endpoint or settings.store == MEMORY:
+        return None
+    store = Path(settings.store)
+    digest = hashlib.sha256(settings.endpoint.encode("utf-8")).hexdigest()[:16]
+    return store.with_name(f"{store.name}.search-{digest}.sqlite")
+
+
+# -------------------------------------------------------------------------- searching
+
+
+class SearchIndex:
+    """A read-only index, from its file or built in memory. Safe to share between threads."""
+
+    def __init__(self, connection: sqlite3.Connection, where: str) -> None:
+        self._connection = connection
+        self._lock = threading.Lock()
+        self.where = where
+
+    @classmethod
+    def open(cls, path: Path) -> SearchIndex | None:
+        """The index file at ``path``, opened read-only (None when there is none, or it is of
+        another format)."""
+        if not path.is_file():
+            return None
+        try:
+            connection = sqlite3.connect(
+                path.resolve().as_uri() + "?mode=ro&immutable=1", uri=True, check_same_thread=False
+            )
+            found = connection.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except sqlite3.Error:
+            return None
+        if found is None or found[0] != FORMAT:
+            connection.close()
+            return None
+        return cls(connection, str(path))
+
+    @classmethod
+    def in_memory(cls, store: Store, queries_dir: Path | SearchPath) -> SearchIndex:
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+        _create(connection, documents(store, queries_dir))
+        return cls(connection, "memory")
+
+    @classmethod
+    def over(cls, settings: Settings, store: Store) -> SearchIndex:
+        """The index of ``store``: its file when there is one, else one built in memory now."""
+        path = index_path(settings, store)
+        found = cls.open(path) if path is not None else None
+        return found if found is not None else cls.in_memory(store, settings.queries_dir)
+
+    def search(self, text: str, limit: int = DEFAULT_LIMIT, offset: int = 0) -> Results:
+        """The items matching ``text``, best first (at most ``limit``, after ``offset``)."""
+        if not 0 < limit <= MAX_LIMIT or offset < 0:
+            raise InputError(f"limit must be 1 to {MAX_LIMIT} and offset 0 or more")
+        expression = match_expression(text)
+        text = clean_text(text)
+        if expression is None:
+            return Results(text, 0, ())
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        try:
+            with self._lock:
+                total = self._connection.execute(
+                    "SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)
+                ).fetchone()[0]
+                rows = self._connection.execute(
+                    f"""SELECT d.iri, d.kind, d.name, snippet(fts, -1, ?, ?, '…', ?), bm25(fts, {weights}) AS score
+                        FROM fts JOIN docs d ON d.id = fts.rowid
+                        WHERE fts MATCH ?
+                        ORDER BY score, d.kind_order, d.name, d.iri
+                        LIMIT ? OFFSET ?""",
+                    (_START, _END, SNIPPET_TOKENS, expression, limit, offset),
+                ).fetchall()
+        except sqlite3.Error as exc:  # a corrupt file; user text cannot cause one (match_expression)
+            raise StoreError(f"the search index {self.where} cannot be read: {exc}") from exc
+        hits = tuple(
+            Hit(iri, kind, name, snippet_parts(snippet), round(score, 6)) for iri, kind, name, snippet, score in rows
+        )
+        return Results(text, total, hits)
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._connection.close()
+
+
+def snippet_parts(snippet: str) -> tuple[tuple[str, bool], ...]:
+    """FTS5's marked snippet as (text, matched) parts.
+
+    >>> snippet_parts("a \\x02Flex\\x03 b")
+    (('a ', False), ('Flex', True), (' b', False))
+    """
+    parts: list[tuple[str, bool]] = []
+    for piece in re.split(f"({_START}[^{_END}]*{_END})", snippet):
+        if piece.startswith(_START):
+            parts.append((piece[1:-1], True))
+        elif piece:
+            parts.append((piece.replace(_END, ""), False))
+    return tuple(parts)

@@ -1,0 +1,308 @@
+"""Full-text search (src/kgprofiles/search.py): what it finds in the seed graph, how it ranks,
+folds accents and matches prefixes, that no typed text can break it, that snippets never carry
+markup from the data, and that build and load keep the index of each store generation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from conftest import examples
+from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.pipeline import DataRejected, build, load
+from kgprofiles.render.html import page
+from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, match_expression
+from kgprofiles.store import generations
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.web import create_app
+from web.server import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+HORACE = "https://w3id.org/kgprofiles/id/person/horace-he"
+EX = "http://example.org/"
+KGP = "https://w3id.org/kgprofiles/ontology#"
+runner = CliRunner()
+
+#: What users type that FTS5 would read as syntax, and what no index should choke on.
+CRAFTED = [
+    '"',
+    '""',
+    '"unbalanced',
+    "NEAR(horace he)",
+    "NEAR",
+    "horace NEAR/2 he",
+    "*",
+    "**",
+    "horace*",
+    "^horace",
+    "name:horace",
+    "{name alt}: horace",
+    "horace AND he",
+    "OR",
+    "NOT horace",
+    "(((",
+    ")",
+    "-",
+    "+",
+    "a\x00b",
+    "\x00",
+    "\ud800horace",
+    "flex\u0301attention",
+    "x" * 10_000,
+    "horace " * 2_000,
+    "🙂",
+    "\u202ehorace",
+    "'; DROP TABLE docs; --",
+]
+
+
+@pytest.fixture(scope="module")
+def seed_index(seed_store, settings: Settings) -> Iterator[SearchIndex]:
+    index = SearchIndex.in_memory(seed_store, settings.queries_dir)
+    yield index
+    index.close()
+
+
+def iris(index: SearchIndex, text: str) -> list[str]:
+    return [hit.iri for hit in index.search(text).hits]
+
+
+# ---------------------------------------------------------------------------------- what it finds
+
+
+def test_the_seed_person_is_found_by_a_paper_and_by_a_word_of_the_headline(seed_index: SearchIndex) -> None:
+    # "FlexAttention" is a work of Horace He's; "compilers" is in the headline "PyTorch and compilers".
+    flex = seed_index.search("flexattention")
+    assert HORACE in [hit.iri for hit in flex.hits]
+    assert flex.hits[0].iri == "https://w3id.org/kgprofiles/id/work/flexattention"  # the work's own name first
+    compilers = seed_index.search("compilers")
+    assert compilers.hits[0].iri == HORACE
+    assert compilers.hits[0].snippet == (("PyTorch and ", False), ("compilers", True))
+
+
+def test_names_rank_first(seed_index: SearchIndex) -> None:
+    # Meta is named "Meta" (and "Facebook"); Horace He's profile mentions both in its text.
+    assert iris(seed_index, "meta")[:2] == ["https://w3id.org/kgprofiles/id/organization/meta", HORACE]
+    assert iris(seed_index, "facebook")[0] == "https://w3id.org/kgprofiles/id/organization/meta"
+
+
+def test_every_word_is_a_prefix_and_all_words_must_match(seed_index: SearchIndex) -> None:
+    assert HORACE in iris(seed_index, "flexatt")
+    assert HORACE in iris(seed_index, "gpt-fast")  # the phrase "gpt fast"
+    assert iris(seed_index, "pytorch compilers") == [HORACE]
+    assert iris(seed_index, "compilers zzzz") == []
+
+
+def test_accents_and_case_are_folded(settings: Settings) -> None:
+    store = OxigraphStore("memory:")
+    store.update(
+        f"""INSERT DATA {{ GRAPH <{EX}g> {{
+            <{EX}zoe> a <{KGP}Person> ; <{KGP}name> "Zoë Ångström" ; <{KGP}headline> "Théorie des catégories" .
+        }} }}"""
+    )
+    index = SearchIndex.in_memory(store, settings.queries_dir)
+    try:
+        for text in ("zoe", "ZOË", "angstrom", "ÅNGSTRÖM", "theorie categ", "Zoe\u0308"):
+            assert iris(index, text) == [f"{EX}zoe"], text
+    finally:
+        index.close()
+
+
+def test_results_are_in_the_same_order_every_time(seed_index: SearchIndex, seed_store, settings: Settings) -> None:
+    again = SearchIndex.in_memory(seed_store, settings.queries_dir)
+    try:
+        for text in ("pytorch", "and", "a", "horace"):
+            assert again.search(text) == seed_index.search(text)
+    finally:
+        again.close()
+
+
+# ---------------------------------------------------------------------------------- typed text is only text
+
+
+@pytest.mark.parametrize("text", CRAFTED)
+def test_crafted_text_never_raises(seed_index: SearchIndex, text: str) -> None:
+    results = seed_index.search(text)
+    assert results.total >= len(results.hits)
+    expression = match_expression(text)
+    assert expression is None or expression.count('"*') <= MAX_CHUNKS
+
+
+def test_fts_syntax_in_typed_text_is_matched_as_words(seed_index: SearchIndex) -> None:
+    # As syntax, each of these would find Horace He (or fail); as text they are words he lacks.
+    assert iris(seed_index, "horace NOT zzzz") == []
+    assert iris(seed_index, "zzzz OR horace") == []
+    assert iris(seed_index, "name:horace") == []  # the phrase "name horace"
+
+
+@hypothesis_settings(max_examples=examples(100), deadline=None)
+@given(text=st.text(max_size=300))
+@example(text='"*"')
+@example(text="\x02horace\x03")
+def test_any_text_is_a_search_that_answers(seed_index: SearchIndex, text: str) -> None:
+    results = seed_index.search(text)
+    assert len(results.hits) <= results.total
+
+
+# ---------------------------------------------------------------------------------- snippets and markup
+
+
+def test_snippets_never_carry_markup_from_the_data(settings: Settings) -> None:
+    store = OxigraphStore("memory:")
+    store.update(
+        f"""INSERT DATA {{ GRAPH <{EX}g> {{
+            <{EX}x> a <{KGP}Person> ; <{KGP}name> "Eve <script>alert(1)</script>" ;
+                <{KGP}headline> "forged \\u0002mark\\u0003 and <b>bold</b> kernels" .
+        }} }}"""
+    )
+    index = SearchIndex.in_memory(store, settings.queries_dir)
+    try:
+        (hit,) = index.search("kernels").hits
+        # The control characters FTS5 uses to mark matches were removed from the text indexed.
+        assert hit.snippet == (("forged  mark  and <b>bold</b> ", False), ("kernels", True))
+        html = page("search.html", q="<i>kernels", results=index.search("kernels"))
+    finally:
+        index.close()
+    assert "<script>" not in html and "<b>" not in html and "<i>" not in html
+    assert "Eve &lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;b&gt;bold&lt;/b&gt; <mark>kernels</mark>" in html
+    assert html.count("<mark>") == 1
+
+
+# ---------------------------------------------------------------------------------- built with the store
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, settings: Settings) -> Settings:
+    """The seed data built into an on-disk store (a copy of data/, so a test may change a file)."""
+    root = tmp_path_factory.mktemp("search-project")
+    shutil.copytree(ROOT / "data", root / "data")
+    project = settings.with_overrides(data_dir=root / "data", store=str(root / "store"))
+    build(project)
+    return project
+
+
+def published_index(project: Settings) -> Path:
+    generation = generations.current(Path(project.store))
+    assert generation is not None
+    return generation / INDEX_FILE
+
+
+def test_build_publishes_the_index_inside_the_generation(built: Settings) -> None:
+    path = published_index(built)
+    index = SearchIndex.open(path)
+    assert index is not None
+    try:
+        assert HORACE in [hit.iri for hit in index.search("flexattention").hits]
+    finally:
+        index.close()
+    reader = OxigraphStore(built.store, read_only=True)
+    try:
+        opened = SearchIndex.over(built, reader)
+        assert opened.where == str(path)  # a reader uses the file of the generation it reads
+        opened.close()
+    finally:
+        reader.close()
+
+
+def test_a_rejected_build_leaves_the_published_index_as_it_was(built: Settings) -> None:
+    before = published_index(built)
+    content = before.read_bytes()
+    bad = built.data_dir / "people" / "role-ends-before-start.ttl"
+    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", bad)
+    try:
+        with pytest.raises(DataRejected):
+            build(built)
+    finally:
+        bad.unlink()
+    assert published_index(built) == before and before.read_bytes() == content
+
+
+def test_load_publishes_a_new_index_and_a_reader_keeps_its_own(built: Settings) -> None:
+    reader = OxigraphStore(built.store, read_only=True)  # holds the generation published before the load
+    old = SearchIndex.over(built, reader)
+    person = built.data_dir / "people" / "jane-xu.ttl"
+    text = person.read_text(encoding="utf-8")
+    try:
+        person.write_text(text.replace('kgp:name "Jane Xu"', 'kgp:name "Jane Xu" ; kgp:altName "Quetzalcoatl Example"'))
+        load(built, [person])
+        fresh = SearchIndex.open(published_index(built))
+        assert fresh is not None
+        assert [h.name for h in fresh.search("quetzalcoatl").hits] == ["Jane Xu"]
+        assert old.search("quetzalcoatl").total == 0  # the reader's generation, and its index, unchanged
+        fresh.close()
+    finally:
+        old.close()
+        reader.close()
+        person.write_text(text, encoding="utf-8")  # the store keeps the alias: no later test reads it
+
+
+def test_an_update_sent_to_serve_publishes_a_generation_with_its_index(built: Settings) -> None:
+    app = create_app(built, write_token="token")
+    with serving(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+        update = f"INSERT DATA {{ GRAPH <{EX}g> {{ <{HORACE}> kgp:altName 'Xylophonist Example' }} }}"
+        sent = client.post("/sparql", data={"update": update}, headers={"Authorization": "Bearer token"})
+        assert sent.status_code == 204, sent.text
+        assert [h["name"] for h in client.get("/api/search", params={"q": "xylophonist"}).json()["hits"]] == [
+            "Horace He"
+        ]
+    index = SearchIndex.open(published_index(built))  # written into the generation the update published
+    assert index is not None and index.search("xylophonist").total == 1
+    index.close()
+
+
+def test_the_search_command_in_text_and_json(built: Settings) -> None:
+    base = ["--project", str(ROOT), "search", "--store", built.store]
+    text = runner.invoke(app, [*base, "compilers"])
+    assert text.exit_code == 0, text.output
+    assert text.output.splitlines()[:2] == ["1 result for “compilers”", f"person       Horace He  <{HORACE}>"]
+    assert "PyTorch and [compilers]" in text.output
+    data = runner.invoke(app, [*base, "flexattention", "--format", "json", "--limit", "1"])
+    assert data.exit_code == 0, data.output
+    found = json.loads(data.output)
+    assert found["total"] == 2 and [h["name"] for h in found["hits"]] == ["FlexAttention"]
+    crafted = runner.invoke(app, [*base, 'NEAR("x" *'])
+    assert crafted.exit_code == 0 and crafted.output.startswith("0 results")
+
+
+# ---------------------------------------------------------------------------------- on the web
+
+
+@pytest.fixture(scope="module")
+def client(settings: Settings, seed_store) -> Iterator[httpx.Client]:
+    with serving(create_app(settings, seed_store)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c
+
+
+def test_search_page_and_json_endpoint(client: httpx.Client) -> None:
+    page_ = client.get("/search", params={"q": "compilers"})
+    assert page_.status_code == 200
+    assert 'href="/id/person/horace-he"' in page_.text
+    assert "PyTorch and <mark>compilers</mark>" in page_.text
+    answer = client.get("/api/search", params={"q": "flexattention", "limit": "5"})
+    assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
+    assert [h["iri"] for h in answer.json()["hits"]][1] == HORACE
+    assert client.get("/api/search", params={"q": "flexattention", "offset": "1"}).json()["hits"][0]["iri"] == HORACE
+
+
+@pytest.mark.parametrize("raw", ["%22", "NEAR(a%20b)", "*", "x" * 10_000, "a%00b", "%ff%fe", "%ed%a0%80", "%2522"])
+def test_crafted_text_on_the_web(client: httpx.Client, raw: str) -> None:
+    """``raw``: the query string's value as sent (percent-encoded, some of it not UTF-8)."""
+    assert client.get(f"/search?q={raw}").status_code == 200
+    assert client.get(f"/api/search?q={raw}").status_code == 200
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=abc", "limit=99999999999", "offset=-1", "limit=1001"])
+def test_bad_limits_are_a_400_in_json(client: httpx.Client, query: str) -> None:
+    answer = client.get(f"/api/search?q=pytorch&{query}")
+    assert answer.status_code == 400 and "error" in answer.json()

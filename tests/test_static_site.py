@@ -1,0 +1,163 @@
+"""`kgprofiles site build`: the seed graph as a static site, served by `python -m http.server`
+with every link resolving, the same HTML as `kgprofiles serve` with relative links, the same
+bytes on every run, and the rules for the output directory."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from kgprofiles.cli import app as cli
+from kgprofiles.config import Settings
+from kgprofiles.errors import InputError
+from kgprofiles.static_site import MARKER, build_site
+from kgprofiles.web import create_app
+from web.server import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+_LINK = re.compile(r'(?:href|src|data-index)="([^"]*)"')
+
+
+@pytest.fixture(scope="module")
+def site(seed_store, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    output = tmp_path_factory.mktemp("site") / "out"
+    build_site(settings, seed_store, output)
+    return output
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def http_server(site: Path) -> Iterator[str]:
+    """``python -m http.server`` on 127.0.0.1 (a free port) serving the site."""
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N (http://127.0.0.1:N/) ..."
+        port = re.search(r"port (\d+)", line)
+        assert port, line
+        yield f"http://127.0.0.1:{port[1]}/"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_every_link_of_the_static_site_resolves(http_server: str) -> None:
+    """Crawl from the home page: every href and src on every page answers 200."""
+    seen: set[str] = set()
+    queue = deque([http_server])
+    pages = 0
+    with httpx.Client(follow_redirects=True, timeout=10) as client:
+        while queue:
+            url = queue.popleft()
+            answer = client.get(url)
+            assert answer.status_code == 200, url
+            if not answer.headers.get("content-type", "").startswith("text/html"):
+                continue
+            pages += 1
+            for href in _LINK.findall(answer.text):
+                target = urljoin(str(answer.url), href).split("#", 1)[0]
+                if urlsplit(target).netloc == urlsplit(http_server).netloc and target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+    assert pages > 30  # home, people, search, downloads, sparql, every person, organisation, topic, source
+    assert {f"{http_server}id/person/horace-he", f"{http_server}downloads/kgprofiles.nq"} <= seen
+    assert f"{http_server}id/person/horace-he.rdf" in seen
+
+
+def test_the_search_page_and_its_index(http_server: str, site: Path) -> None:
+    page = httpx.get(http_server + "search/?q=flexattention", timeout=10)
+    assert page.status_code == 200 and 'src="../static/search.js"' in page.text
+    index = json.loads((site / "search" / "index.json").read_text(encoding="utf-8"))
+    words = {item[0]: " ".join(item[3:]).split() for item in index["items"]}  # [path, kind, name, words…]
+    found = {path for path, its in words.items() if any(w.startswith("flexatt") for w in its)}
+    assert found == {"work/flexattention", "person/horace-he"}
+    compilers = {path for path, its in words.items() if "compilers" in its}
+    assert compilers == {"person/horace-he"}  # from the headline "PyTorch and compilers"
+
+
+def test_pages_are_the_servers_html_with_relative_links(site: Path, settings: Settings, seed_store) -> None:
+    kinds = ("person/horace-he", "organization/pytorch", "topic/inference-and-serving", "source/pytorch-2-paper")
+    with serving(create_app(settings, seed_store)) as url:
+        for path in kinds:
+            served = httpx.get(f"{url}/id/{path}", headers={"Accept": "text/html"}).text
+            static = (site / "id" / path / "index.html").read_text(encoding="utf-8")
+            assert static.replace('="../../../', '="/') == served, path
+
+
+def test_two_builds_write_the_same_bytes(site: Path, seed_store, settings: Settings, tmp_path: Path) -> None:
+    build_site(settings, seed_store, tmp_path / "again")
+    assert files_of(tmp_path / "again") == files_of(site)
+
+
+def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("mine")
+    with pytest.raises(InputError, match="is not empty, and is not a site"):
+        build_site(settings, seed_store, mine)
+    assert sorted(p.name for p in mine.iterdir()) == ["todo.txt"]
+    build_site(settings, seed_store, mine, force=True)  # written into; the other file stays
+    assert (mine / "todo.txt").read_text() == "mine" and (mine / "index.html").is_file()
+    previous = tmp_path / "site"
+    build_site(settings, seed_store, previous)
+    (previous / "id" / "person" / "gone.ttl").write_text("stale")
+    build_site(settings, seed_store, previous)  # a previous site is replaced whole
+    assert not (previous / "id" / "person" / "gone.ttl").exists() and (previous / MARKER).is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "site"]  # nothing left beside it
+
+
+def test_the_site_build_command(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--project", str(ROOT), "build", "--store", store, "--quiet"]).exit_code == 0
+    result = runner.invoke(
+        cli, ["--project", str(ROOT), "site", "build", "--store", store, "--output", str(tmp_path / "s")]
+    )
+    assert result.exit_code == 0, result.output
+    assert re.search(r"site: \d+ page\(s\), \d+ file\(s\)", result.output)
+    assert "site: pages" in result.output  # the progress module's lines (a bar on a terminal)
+    refused = runner.invoke(cli, ["--project", str(ROOT), "site", "build", "--store", store, "--output", str(ROOT)])
+    assert refused.exit_code == 2 and "--force" in refused.output
+
+
+def test_the_search_runs_in_the_browser(http_server: str, tmp_path: Path) -> None:
+    """Debian's Chromium (Playwright) on the static site: the search script finds the seed
+    person by a paper and by a word of the headline, and its result leads to the page."""
+    from playwright.sync_api import expect
+
+    from web.browser import browser, screenshot_path
+
+    with browser(tmp_path / "chromium-profile") as context:
+        context.set_default_timeout(20_000)
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(http_server + "search/?q=flexatt")
+        results = tab.locator("#search-results li a")
+        expect(results).to_have_text(["FlexAttention", "Horace He"])
+        tab.screenshot(path=screenshot_path("static-search.png"))
+        tab.goto(http_server + "search/?q=COMPILERS")
+        expect(results).to_have_text(["Horace He"])
+        results.first.click()
+        expect(tab.locator("h1")).to_have_text("Horace He")
+        tab.goto(http_server + "search/?q=%22%3Cscript%3E")
+        expect(tab.locator("#search-results p")).to_have_text('0 results for “"<script>”')
+    assert errors == []
