@@ -35,7 +35,7 @@ def _views(ctx: typer.Context, store: str | None, endpoint: str | None) -> Itera
         target.close()
 
 
-def _render(kind: str, fmt: str, model: object) -> str:
+def _render(kind: str, fmt: str, model: object, **extras: object) -> str:
     import importlib
 
     modules = {"text": "text", "md": "markdown", "markdown": "markdown", "html": "html", "json": "json"}
@@ -45,7 +45,7 @@ def _render(kind: str, fmt: str, model: object) -> str:
     render = getattr(module, kind, None)
     if render is None:
         raise InputError(f"the {kind} view has no {fmt} form", "choose text or json")
-    return render(model)  # type: ignore[no-any-return]
+    return render(model, **extras)  # type: ignore[no-any-return]
 
 
 def profile(
@@ -62,7 +62,12 @@ def profile(
     research and writing, works, timeline, roles, where they work, related people, sources."""
     with _views(ctx, store, endpoint) as views:
         shown = views.profile(views.resolve_person(person), related_count)
-        typer.echo(_render("profile", output, shown), nl=False)
+        extras = {}
+        if output in ("md", "markdown", "html"):  # the summary box: two more queries, for these forms only
+            from kgprofiles.infobox import person_box, person_facts
+
+            extras["box"] = person_box(person_facts(views, shown))
+        typer.echo(_render("profile", output, shown, **extras), nl=False)
 
 
 def related(

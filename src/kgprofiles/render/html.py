@@ -10,6 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from kgprofiles.infobox import InfoBox, organization_box, topic_box
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
 from kgprofiles.render.links import external_href
@@ -24,7 +25,13 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(h=HEADINGS, count=people_count, external=external_href)
+    env.globals.update(
+        h=HEADINGS,
+        count=people_count,
+        external=external_href,
+        organization_box=organization_box,
+        topic_box=topic_box,
+    )
     return env
 
 
@@ -66,5 +73,6 @@ def page(template: str, base: str = "", standalone: bool = False, **context: Any
     )
 
 
-def profile(p: Profile, base: str = "", standalone: bool = True) -> str:
-    return page("profile.html", base, standalone, p=p, jsonld=person_jsonld(p))
+def profile(p: Profile, base: str = "", standalone: bool = True, box: InfoBox | None = None) -> str:
+    """The person's page; ``box`` is their summary box (``infobox.person_box``), left out when None."""
+    return page("profile.html", base, standalone, p=p, jsonld=person_jsonld(p), box=box)

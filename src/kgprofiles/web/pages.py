@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from kgprofiles import vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
+from kgprofiles.infobox import person_box, person_facts
 from kgprofiles.profiles import NotFound, SearchHit
 from kgprofiles.render.html import page, person_jsonld
 from kgprofiles.vocab import ID
@@ -111,7 +112,8 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
     links = alternates(iri)
     if kind == "person":
         profile = site.views.profile(ox.NamedNode(iri))
-        return page("profile.html", p=profile, jsonld=person_jsonld(profile), alternates=links)
+        box = person_box(person_facts(site.views, profile))
+        return page("profile.html", p=profile, jsonld=person_jsonld(profile), box=box, alternates=links)
     if kind == "organization":
         return page("organization.html", o=site.views.organization(iri), alternates=links)
     if kind == "topic":
