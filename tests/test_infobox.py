@@ -38,7 +38,11 @@ def test_wikidata_and_identifiers_rows(facts) -> None:
     linked = dataclasses.replace(
         facts,
         profile=dataclasses.replace(facts.profile, wikidata="http://www.wikidata.org/entity/Q42"),
-        same_as=("http://www.wikidata.org/entity/Q42", "https://orcid.org/0000-0002-1825-0097", "https://example.org/x"),
+        same_as=(
+            "http://www.wikidata.org/entity/Q42",
+            "https://orcid.org/0000-0002-1825-0097",
+            "https://example.org/x",
+        ),
     )
     box = rows(person_box(linked))
     assert box["Wikidata"] == (Item("Q42", "http://www.wikidata.org/entity/Q42"),)  # once

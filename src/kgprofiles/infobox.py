@@ -68,7 +68,7 @@ def identifier(iri: str) -> Item:
     """An identifier elsewhere as "ORCID 0000-…" where its scheme is known, else the IRI itself."""
     for start, name in IDENTIFIER_SCHEMES.items():
         if iri.startswith(start) and len(iri) > len(start):
-            return Item(f"{name} {iri[len(start):]}", iri)
+            return Item(f"{name} {iri[len(start) :]}", iri)
     return Item(iri, iri)
 
 

@@ -14,6 +14,7 @@ from kgprofiles.infobox import InfoBox, organization_box, topic_box
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
 from kgprofiles.render.links import external_href
+from kgprofiles.render.timeline_svg import timeline_svg
 from kgprofiles.vocab import ID
 
 
@@ -31,6 +32,7 @@ def environment() -> Environment:
         external=external_href,
         organization_box=organization_box,
         topic_box=topic_box,
+        timeline_svg=timeline_svg,
     )
     return env
 
