@@ -134,3 +134,75 @@ def test_the_person_page_shows_the_timeline(horace) -> None:
     assert figure.startswith("<svg") and 'role="img"' in figure
     for n in range(1, len(horace.timeline) + 1):
         assert f'href="#timeline-{n}"' in figure and f'<li id="timeline-{n}">' in page
+
+
+# ------------------------------------------------------------------ the people around a person
+
+
+def network(profile, views: Views) -> str:
+    from kgprofiles.infobox import person_facts
+    from kgprofiles.render.html import person_network
+
+    return str(person_network(profile, LINK, person_facts(views, profile)))
+
+
+def test_the_network_shows_the_person_the_shared_things_and_the_related_people(horace, views: Views) -> None:
+    root = parse(network(horace, views))
+    people = [g.find(f"{SVG}a") for g in root.iter(f"{SVG}g") if g.get("class") == "person"]
+    assert sorted(a.get("href") for a in people) == sorted(
+        "/id/person/horace-he/related/" + r.iri.rsplit("/", 1)[-1] for r in horace.related
+    )
+    things = {
+        g.find(f".//{SVG}title").text: g.find(f"{SVG}a") for g in root.iter(f"{SVG}g") if g.get("class") == "thing"
+    }
+    assert {name: a.get("href") for name, a in things.items()} == {
+        "PyTorch (org)": "/id/organization/pytorch",
+        "Inference and serving (topic)": "/id/topic/inference-and-serving",
+        "ML frameworks and libraries (topic)": "/id/topic/ml-frameworks-and-libraries",
+    }
+    edges = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "edge"]
+    assert (
+        "Horace He — works at — PyTorch" in edges
+        and "Horace He and Greg Chanan both hold a current role at PyTorch" in edges
+    )
+    assert len(edges) == 3 + sum(c.count for r in horace.related for c in r.components)
+    words = {t.text for t in root.iter(f"{SVG}text")}
+    assert {"works at", "topic"} <= words  # the edges from the centre say their kind
+
+
+def test_the_network_is_the_same_bytes_for_the_same_graph(horace, views: Views, seed_store_factory) -> None:
+    other = Views(seed_store_factory(), views.queries_dir)
+    assert network(other.profile(other.resolve_person("horace-he")), other) == network(horace, views)
+
+
+def test_nobody_related_is_no_network(horace, views: Views) -> None:
+    assert network(dataclasses.replace(horace, related=()), views) == ""
+
+
+# ------------------------------------------------------------------ why someone is related
+
+
+def test_why_lists_every_piece_of_evidence_with_footnotes(views: Views) -> None:
+    import pyoxigraph as ox
+
+    from kgprofiles.evidence import why
+    from kgprofiles.profiles import NotFound
+    from kgprofiles.vocab import PERSON
+
+    found = why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["greg-chanan"]))
+    assert (found.rank, found.related.score) == (1, 3.0)
+    [part] = found.parts
+    assert (part.heading, part.name, part.iri) == (
+        "Both hold a current role at",
+        "PyTorch",
+        "https://w3id.org/kgprofiles/id/organization/pytorch",
+    )
+    assert [line.text.split(":")[0] for line in part.lines] == ["Horace He", "Greg Chanan"]
+    assert part.lines[0].text.startswith("Horace He: Core maintainer")
+    # Renumbered for this page: 1..n in order of first citation, every note in the list.
+    assert [s.number for s in found.sources] == [1, 2] and [line.notes for line in part.lines] == [(1,), (2,)]
+    assert found.sources[0].title == "PyTorch governance page"
+    topics = why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["chris-lattner"]))
+    assert [p.kind for p in topics.parts] == ["topic", "topic"] and all(p.iri for p in topics.parts)
+    with pytest.raises(NotFound):
+        why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["horace-he"]))

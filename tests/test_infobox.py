@@ -59,7 +59,7 @@ def test_a_javascript_address_in_the_box_is_never_a_link(facts) -> None:
         same_as=(" JaVaScRiPt:alert(document.domain)//", "data:text/html,<script>x</script>"),
     )
     box = person_box(hostile)
-    page = html_view.profile(hostile.profile, standalone=False, box=box)
+    page = html_view.profile(hostile.profile, standalone=False, facts=hostile)
     aside = page.split('<aside class="infobox"', 1)[1].split("</aside>", 1)[0]
     assert "JaVaScRiPt:alert(document.domain)//" in aside and "data:text/html,&lt;script&gt;" in aside
     assert re.findall(r'href="([^"]*)"', aside) == [

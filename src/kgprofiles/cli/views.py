@@ -62,11 +62,12 @@ def profile(
     research and writing, works, timeline, roles, where they work, related people, sources."""
     with _views(ctx, store, endpoint) as views:
         shown = views.profile(views.resolve_person(person), related_count)
-        extras = {}
+        extras: dict[str, object] = {}
         if output in ("md", "markdown", "html"):  # the summary box: two more queries, for these forms only
             from kgprofiles.infobox import person_box, person_facts
 
-            extras["box"] = person_box(person_facts(views, shown))
+            facts = person_facts(views, shown)
+            extras = {"box": person_box(facts)} if output != "html" else {"facts": facts}
         typer.echo(_render("profile", output, shown, **extras), nl=False)
 
 

@@ -12,10 +12,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from kgprofiles import vocab
+from kgprofiles import evidence, vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
-from kgprofiles.infobox import person_box, person_facts
+from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import NotFound, SearchHit
 from kgprofiles.render.html import page, person_jsonld
 from kgprofiles.vocab import ID
@@ -30,6 +30,7 @@ DOWNLOADS = {
     "kgprofiles.jsonld": ("jsonld", "JSON-LD: the union of the graphs, compacted with the project's @context"),
 }
 PAGE_SIZE = 100
+SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
@@ -112,8 +113,8 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
     links = alternates(iri)
     if kind == "person":
         profile = site.views.profile(ox.NamedNode(iri))
-        box = person_box(person_facts(site.views, profile))
-        return page("profile.html", p=profile, jsonld=person_jsonld(profile), box=box, alternates=links)
+        facts = person_facts(site.views, profile)
+        return page("profile.html", p=profile, jsonld=person_jsonld(profile), facts=facts, alternates=links)
     if kind == "organization":
         return page("organization.html", o=site.views.organization(iri), alternates=links)
     if kind == "topic":
@@ -132,6 +133,17 @@ def resource_page(site: Site, kind: str, iri: str) -> str:
         if t.subject == subject and not isinstance(t.object, ox.Triple)
     ]
     return page("resource.html", iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
+
+
+def why(request: Request) -> Response:
+    """``/id/person/{slug}/related/{other}``: why one person is related to another, every piece of
+    evidence in words with its footnotes (``kgprofiles.evidence``)."""
+    slug, other = request.path_params["slug"], request.path_params["other"]
+    if not (SLUG.fullmatch(slug) and SLUG.fullmatch(other)):
+        return not_found(request)
+    site = site_of(request)
+    found = evidence.why(site.views, ox.NamedNode(f"{ID}person/{slug}"), ox.NamedNode(f"{ID}person/{other}"))
+    return html(page("why.html", w=found))
 
 
 # ------------------------------------------------------------------------------ errors

@@ -6,8 +6,6 @@ triples (queries/resource-description.rq)."""
 
 from __future__ import annotations
 
-import re
-
 import pyoxigraph as ox
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -21,7 +19,7 @@ from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix
 from kgprofiles.web.site import Site, site_of
 
 KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
-SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SLUG = pages.SLUG
 #: What one /id/ URL offers, the page first; application/json is answered with JSON-LD.
 OFFERS = ("text/html", "application/xhtml+xml", *RDF_FORMATS, "application/json")
 
