@@ -25,7 +25,7 @@ def horace(views: Views):
 
 def parse(svg: str) -> ET.Element:
     root = ET.fromstring(svg)
-    assert root.tag == SVG + "svg" and root.get("role") == "img" and root.get("aria-label")
+    assert root.tag == SVG + "svg" and root.get("role") == "group" and root.get("aria-label")
     return root
 
 
@@ -131,7 +131,7 @@ def test_the_person_page_shows_the_timeline(horace) -> None:
 
     page = html_view.profile(horace, standalone=False)
     figure = page.split('<figure class="chart">', 1)[1].split("</figure>", 1)[0]
-    assert figure.startswith("<svg") and 'role="img"' in figure
+    assert figure.startswith("<svg") and 'role="group" aria-label="Timeline of Horace He' in figure
     for n in range(1, len(horace.timeline) + 1):
         assert f'href="#timeline-{n}"' in figure and f'<li id="timeline-{n}">' in page
 

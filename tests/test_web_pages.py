@@ -207,3 +207,16 @@ def test_a_why_page_for_each_related_person(client: httpx.Client, views: Views) 
     assert client.get("/id/person/horace-he/related/horace-he").status_code == 404  # not related to oneself
     assert client.get("/id/person/horace-he/related/nobody").status_code == 404
     assert client.get("/id/person/horace-he/related/..%2Fx").status_code == 404
+
+
+def test_works_topics_and_organisations_on_a_person_page_are_links(client: httpx.Client, views: Views) -> None:
+    person = client.get("/id/person/horace-he").text
+    profile = views.profile(views.resolve_person("horace-he"))
+    for work in profile.featured_works:
+        assert f'<strong><a href="/id/work/{work.iri.rsplit("/", 1)[-1]}">{work.name}</a></strong>' in person
+    for path in ("/id/topic/ml-frameworks-and-libraries", "/id/organization/pytorch", "/id/organization/meta"):
+        assert f'href="{path}"' in person
+    topic = client.get("/id/topic/inference-and-serving").text
+    organization = client.get("/id/organization/pytorch").text
+    assert 'href="/#topics"' in topic and 'href="/#organizations"' in organization  # and back
+    assert '<aside class="infobox"' in topic and '<aside class="infobox"' in organization

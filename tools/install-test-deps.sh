@@ -2,7 +2,8 @@
 # Installs what the web tests need beyond the Python packages, quietly and only what is missing:
 #   Debian: chromium (the browser tests drive it with Playwright; no browser download),
 #           rasqal-utils (roqet, a SPARQL protocol client), fonts-dejavu-core (readable screenshots);
-#   npm:    @triply/yasgui (the query editor the server serves itself), from package-lock.json.
+#   npm:    @triply/yasgui (the query editor the server serves itself) and axe-core (the browser
+#           tests inject it to check accessibility), from package-lock.json.
 # Idempotent: a second run installs nothing. Runs as root in CI; without root it uses sudo when
 # it must install a Debian package. `apt-get update` runs only when a package is missing.
 #   --editor-only   only the query editor (what `make run` needs), no Debian packages
@@ -32,7 +33,7 @@ if ((${#missing[@]})); then
 fi
 
 # npm ci only when node_modules does not match package-lock.json (npm records what it installed).
-if [[ ! -f node_modules/@triply/yasgui/build/yasgui.min.js ]] \
+if [[ ! -f node_modules/@triply/yasgui/build/yasgui.min.js ]] || [[ ! -f node_modules/axe-core/axe.min.js ]] \
     || ! cmp -s package-lock.json node_modules/.package-lock.json.installed; then
     if ! command -v npm >/dev/null; then
         echo "install-test-deps: npm is needed for the query editor (Debian: apt-get install npm)" >&2

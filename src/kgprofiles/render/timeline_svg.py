@@ -13,7 +13,8 @@ Two lanes over one axis of years:
   the next row.
 
 The drawing scales with its container (viewBox; the stylesheet sets its width), its text is real
-``<text>``, every mark has a ``<title>``, and the whole is ``role="img"`` with an ``aria-label``.
+``<text>``, every mark has a ``<title>``, and the whole has an ``aria-label`` (its role is
+``group``, not ``img``, so that its links stay reachable: ``render.svg.svg``).
 The same profile gives the same bytes.
 """
 
