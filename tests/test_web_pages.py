@@ -214,6 +214,8 @@ def test_works_topics_and_organisations_on_a_person_page_are_links(client: httpx
     profile = views.profile(views.resolve_person("horace-he"))
     for work in profile.featured_works:
         assert f'<strong><a href="/id/work/{work.iri.rsplit("/", 1)[-1]}">{work.name}</a></strong>' in person
+    assert '<li id="timeline-1"><time datetime="2017-03">' in person
+    assert 'href="/id/claim/horace-he-event-vscodevim" aria-label="entry 1: its record"' in person  # the event
     for path in ("/id/topic/ml-frameworks-and-libraries", "/id/organization/pytorch", "/id/organization/meta"):
         assert f'href="{path}"' in person
     topic = client.get("/id/topic/inference-and-serving").text

@@ -46,6 +46,7 @@ class PersonFacts:
     profile: Profile
     topics: tuple[Link, ...]
     same_as: tuple[str, ...]  # every owl:sameAs of the person, in text order
+    events: tuple[str, ...] = ()  # the IRI of each entry of profile.timeline, in its order
 
 
 def _wikidata(iris: tuple[str | None, ...]) -> tuple[Item, ...]:
@@ -128,11 +129,14 @@ def _rows(rules: tuple[tuple[str, Callable[[object], tuple[Item, ...]]], ...], f
 
 
 def person_facts(views: Views, profile: Profile) -> PersonFacts:
-    """The profile with its topics' IRIs and the person's owl:sameAs links (two named queries)."""
+    """The profile with its topics' IRIs, the person's owl:sameAs links and its timeline events'
+    IRIs (three named queries; person-timeline is the query the profile's timeline comes from, in
+    the same order)."""
     person = ox.NamedNode(profile.iri)
     topics = tuple(Link(r["topic"].value, r["name"].value) for r in views.select("person-topics", person=person).rows)
     same_as = tuple(r["same"].value for r in views.select("person-identifiers", person=person).rows)
-    return PersonFacts(profile, topics, same_as)
+    events = tuple(r["event"].value for r in views.select("person-timeline", person=person).rows)
+    return PersonFacts(profile, topics, same_as, events if len(events) == len(profile.timeline) else ())
 
 
 def person_box(facts: PersonFacts) -> InfoBox:
