@@ -59,7 +59,8 @@ def profile(
     endpoint: EndpointOption = None,
 ) -> None:
     """Print a person's profile, section by section, every claim with its footnotes: summary,
-    research and writing, works, timeline, roles, where they work, related people, sources."""
+    research and writing, works, timeline, roles, where they work, related people, sources.
+    md and html open with a summary box; html also draws the timeline and the people around them."""
     with _views(ctx, store, endpoint) as views:
         shown = views.profile(views.resolve_person(person), related_count)
         extras: dict[str, object] = {}
