@@ -206,3 +206,18 @@ def test_why_lists_every_piece_of_evidence_with_footnotes(views: Views) -> None:
     assert [p.kind for p in topics.parts] == ["topic", "topic"] and all(p.iri for p in topics.parts)
     with pytest.raises(NotFound):
         why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["horace-he"]))
+
+
+def test_an_events_subject_is_the_organisation_of_that_name_in_the_network(horace, views: Views) -> None:
+    from kgprofiles.related import Component
+
+    first = horace.related[0]  # also at PyTorch
+    with_event = dataclasses.replace(
+        first,
+        components=(*first.components, Component("event", 1, 0.5, ("PyTorch",)), Component("event", 1, 0.5, ("Lab",))),
+    )
+    root = parse(network(dataclasses.replace(horace, related=(with_event,)), views))
+    things = sorted(g.find(f".//{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "thing")
+    assert things == ["Lab (event)", "PyTorch (org)"]  # one PyTorch, reached by the role and by the event
+    edges = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "edge"]
+    assert f"Horace He and {first.name} both have events about PyTorch" in edges

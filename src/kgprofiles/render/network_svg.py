@@ -101,15 +101,29 @@ def network_svg(
     things: dict[tuple[str, str], set[str]] = {}
     for r in p.related:
         for c in r.components:
-            for name in c.names:
-                things.setdefault((KINDS[c.kind][0], name), set()).add(c.kind)
-    order = sorted(things, key=lambda key: (min(KINDS[k][1] for k in things[key]), key[1]))
-    angle = {key: -math.pi / 2 + 2 * math.pi * i / len(order) for i, key in enumerate(order)}
+            if c.kind != "event":
+                for name in c.names:
+                    things.setdefault((KINDS[c.kind][0], name), set()).add(c.kind)
+
+    def key(kind: str, name: str) -> tuple[str, str]:
+        """The node a link goes to: an event's subject is the organisation or work of that name
+        when the picture has one, else a node of its own."""
+        if kind == "event":
+            return next((k for k in (("org", name), ("work", name)) if k in things), ("event", name))
+        return (KINDS[kind][0], name)
+
+    for r in p.related:
+        for c in r.components:
+            if c.kind == "event":
+                for name in c.names:
+                    things.setdefault(key(c.kind, name), set()).add(c.kind)
+    order = sorted(things, key=lambda node: (min(KINDS[k][1] for k in things[node]), node[1]))
+    angle = {node: -math.pi / 2 + 2 * math.pi * i / len(order) for i, node in enumerate(order)}
 
     # The related people: each near the mean angle of its things, spread evenly in that order.
     wanted = []
     for rank, r in enumerate(p.related):
-        keys = [(KINDS[c.kind][0], n) for c in r.components for n in c.names]
+        keys = [key(c.kind, n) for c in r.components for n in c.names]
         wanted.append((_mean_angle([angle[k] for k in keys]) % (2 * math.pi), rank, r))
     wanted.sort(key=lambda w: (round(w[0], 6), w[1]))
     step = 2 * math.pi / len(wanted)
@@ -118,10 +132,10 @@ def network_svg(
 
     cx, cy = WIDTH / 2, HEIGHT / 2
     edges: list[str] = []
-    for key in order:
-        x, y = _polar(angle[key], INNER)
-        kind = min(things[key], key=lambda k: KINDS[k][1] * 10 + (k != "current_org"))
-        tooltip = f"{p.name} — {KINDS[kind][2]} — {key[1]}"
+    for node in order:
+        x, y = _polar(angle[node], INNER)
+        kind = min(things[node], key=lambda k: KINDS[k][1] * 10 + (k != "current_org"))
+        tooltip = f"{p.name} — {KINDS[kind][2]} — {node[1]}"
         line = tag("line", x1=cx, y1=cy, x2=x, y2=y, **KINDS[kind][3])  # type: ignore[arg-type]
         word = text(
             cx + (x - cx) * 0.55,
@@ -137,23 +151,23 @@ def network_svg(
         x, y = _polar(a, OUTER_X, OUTER_Y)
         for c in r.components:
             for name in c.names:
-                tx, ty = _polar(angle[(KINDS[c.kind][0], name)], INNER)
+                tx, ty = _polar(angle[key(c.kind, name)], INNER)
                 tooltip = f"{p.name} and {r.name} {WORDS[c.kind]} {name}"
                 line = tag("line", x1=tx, y1=ty, x2=x, y2=y, **KINDS[c.kind][3])  # type: ignore[arg-type]
                 edges.append(tag("g", title(tooltip) + line, class_="edge"))
 
     nodes: list[str] = []
-    for key in order:
-        x, y = _polar(angle[key], INNER)
-        cos, sin = math.cos(angle[key]), math.sin(angle[key])
+    for node in order:
+        x, y = _polar(angle[node], INNER)
+        cos, sin = math.cos(angle[node]), math.sin(angle[node])
         anchor = "start" if cos > 0.35 else "end" if cos < -0.35 else "middle"
         lx, ly = x + 12 * cos, y + (22 if sin > 0.35 else -14 if sin < -0.35 else 5)
-        parts = _two_lines(key[1], 18)
+        parts = _two_lines(node[1], 18)
         if sin < -0.35:
             ly -= (len(parts) - 1) * FONT * 1.1
         label = _label(lx, ly, parts, font_size=FONT - 2, text_anchor=anchor, fill="#1d232a", class_="halo")
-        body = title(f"{key[1]} ({key[0]})") + _shape(key[0], x, y) + label
-        nodes.append(tag("g", linked(link(iris[key]) if key in iris else None, body), class_="thing"))
+        body = title(f"{node[1]} ({node[0]})") + _shape(node[0], x, y) + label
+        nodes.append(tag("g", linked(link(iris[node]) if node in iris else None, body), class_="thing"))
     for a, rank, r in placed:
         x, y = _polar(a, OUTER_X, OUTER_Y)
         parts = _two_lines(r.name)
