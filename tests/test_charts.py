@@ -202,6 +202,8 @@ def test_why_lists_every_piece_of_evidence_with_footnotes(views: Views) -> None:
     assert found.sources[0].title == "PyTorch governance page"
     topics = why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["chris-lattner"]))
     assert [p.kind for p in topics.parts] == ["topic", "topic"] and all(p.iri for p in topics.parts)
+    beyond = why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["chris-lattner"]), first=2)
+    assert beyond.rank == topics.rank == 6 and beyond.parts == topics.parts  # found by ranking everyone
     with pytest.raises(NotFound):
         why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["horace-he"]))
 

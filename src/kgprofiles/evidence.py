@@ -17,6 +17,7 @@ from functools import partial
 
 import pyoxigraph as ox
 
+from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.profiles import Link, NotFound, Profile, SourceItem, Views
 from kgprofiles.related import Related
 
@@ -96,10 +97,16 @@ def _topic_iris(views: Views, person: str) -> dict[str, str]:
     return {r["name"].value: r["topic"].value for r in rows}
 
 
-def why(views: Views, person: ox.NamedNode, other: ox.NamedNode) -> Why:
-    """The evidence that ``other`` is related to ``person`` (NotFound when they are not related)."""
-    ranked = views.related(person, None)
-    found = next(((i, r) for i, r in enumerate(ranked, start=1) if r.iri == other.value), None)
+def why(views: Views, person: ox.NamedNode, other: ox.NamedNode, first: int = RELATED_ON_PROFILE) -> Why:
+    """The evidence that ``other`` is related to ``person`` (NotFound when they are not related).
+    The ``first`` best related people are ranked first (those a profile shows); everyone only
+    when ``other`` is not among them, which costs more in a large graph."""
+    found = None
+    for limit in (first, None):
+        ranked = views.related(person, limit)
+        found = next(((i, r) for i, r in enumerate(ranked, start=1) if r.iri == other.value), None)
+        if found is not None or (limit is not None and len(ranked) < limit):
+            break
     if found is None:
         raise NotFound(f"{other.value} is not among the people related to {person.value}")
     rank, related = found
