@@ -1,7 +1,8 @@
 """The person page with its summary box, drawn timeline and network picture, on a store that
 `kgprofiles build` made, in process: the view (stable views, related index warm, as `serve` runs
 it), the box's facts, the HTML with both pictures, each picture alone, and the whole as the page
-handler (`web.pages.resource_page`) does it. Medians and p95 of one run.
+handler (`web.pages.resource_page`) does it; and a Why? page (`web.pages.why`) for the last related
+person each profile shows. Medians and p95 of one run.
 
 Not over HTTP: the synthetic people have example.org IRIs (bench/generate.py), which the site's
 /id/ routes do not serve.
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.evidence import why
 from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import Views
 from kgprofiles.render.html import local_link, page, person_jsonld, person_network
@@ -68,6 +70,13 @@ def in_process(store: OxigraphStore, sample: list[ox.NamedNode]) -> None:
     for name, ms in parts.items():
         print(summary(name, ms))
     print(summary("person page, whole (profile+box+HTML)", whole))
+    why_ms = []
+    for p in sample:
+        shown = views.related(p, 10)
+        if shown:
+            other = ox.NamedNode(shown[-1].iri)  # the tenth (or last) a profile shows
+            why_ms.append(timed(lambda p=p, o=other: page("why.html", w=why(views, p, o))))
+    print(summary("Why? page (evidence + HTML)", why_ms))
 
 
 def main() -> None:

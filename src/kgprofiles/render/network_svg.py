@@ -15,10 +15,10 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from kgprofiles.profiles import Profile
-from kgprofiles.render.svg import clip, linked, num, svg, tag, text, title
+from kgprofiles.render.svg import clip, esc, linked, num, svg, tag, text, title
 
 WIDTH = 460.0
 HEIGHT = 440.0
@@ -78,7 +78,7 @@ def _two_lines(name: str, limit: int = 14) -> list[str]:
 
 def _label(x: float, y: float, lines: list[str], **values: str | float | None) -> str:
     """Text of one or more lines, the first at ``y``."""
-    body = "".join(tag("tspan", str(escape(line)), x=x, dy=None if i == 0 else "1.1em") for i, line in enumerate(lines))
+    body = "".join(tag("tspan", esc(line), x=x, dy=None if i == 0 else "1.1em") for i, line in enumerate(lines))
     return tag("text", body, x=x, y=y, **values)
 
 
