@@ -201,6 +201,7 @@ def test_a_why_page_for_each_related_person(client: httpx.Client, views: Views) 
     page = client.get("/id/person/horace-he/related/greg-chanan")
     assert page.status_code == 200
     assert "<h1>Why Greg Chanan?</h1>" in page.text and 'href="/id/organization/pytorch"' in page.text
+    assert "Score: shared current organisations 1 × 3 = 3." in page.text
     footnotes = set(re.findall(r'href="#source-(\d+)"', page.text))
     assert footnotes == set(re.findall(r'id="source-(\d+)"', page.text)) == {"1", "2"}
     assert 'href="/id/person/horace-he"' in page.text and 'href="/id/person/greg-chanan"' in page.text

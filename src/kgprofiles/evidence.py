@@ -31,6 +31,16 @@ HEADINGS = {
 }
 
 
+#: Each kind of link in the score's sum, in words.
+KIND_WORDS = {
+    "current_org": "shared current organisations",
+    "other_org": "other shared organisations",
+    "topic": "shared topics",
+    "work": "shared works",
+    "event": "shared event subjects",
+}
+
+
 @dataclass(frozen=True)
 class Line:
     text: str
