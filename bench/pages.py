@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.evidence import KIND_WORDS, why
+from kgprofiles.evidence import why
 from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import Views
 from kgprofiles.render.html import local_link, page, person_jsonld, person_network
@@ -75,7 +75,7 @@ def in_process(store: OxigraphStore, sample: list[ox.NamedNode]) -> None:
         shown = views.related(p, 10)
         if shown:
             other = ox.NamedNode(shown[-1].iri)  # the tenth (or last) a profile shows
-            why_ms.append(timed(lambda p=p, o=other: page("why.html", w=why(views, p, o), kind_words=KIND_WORDS)))
+            why_ms.append(timed(lambda p=p, o=other: page("why.html", w=why(views, p, o))))
     print(summary("Why? page (evidence + HTML)", why_ms))
 
 

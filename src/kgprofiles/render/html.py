@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from kgprofiles.evidence import KIND_WORDS
 from kgprofiles.infobox import PersonFacts, organization_box, person_box, topic_box
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
@@ -38,6 +39,7 @@ def environment() -> Environment:
         person_box=person_box,
         person_network=person_network,
         why_href=why_href,
+        kind_words=KIND_WORDS,
     )
     return env
 

@@ -143,7 +143,7 @@ def why(request: Request) -> Response:
         return not_found(request)
     site = site_of(request)
     found = evidence.why(site.views, ox.NamedNode(f"{ID}person/{slug}"), ox.NamedNode(f"{ID}person/{other}"))
-    return html(page("why.html", w=found, kind_words=evidence.KIND_WORDS))
+    return html(page("why.html", w=found))
 
 
 # ------------------------------------------------------------------------------ errors
