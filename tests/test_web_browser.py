@@ -178,8 +178,8 @@ def test_the_editors_results_table_links_only_safe_iris(page: Page, base_url: st
     expect(table).to_contain_text("data:text/html;base64,PHNjcmlwdD4=")
     links = table.locator("a").evaluate_all("(links) => links.map((a) => [a.protocol, a.textContent])")
     assert sorted(links) == [
+        ["http:", "person:horace-he"],  # the graph's own IRI: its page on this site
         ["https:", "https://example.org/'onmouseover='alert(document.domain)'"],
-        ["https:", "person:horace-he"],
     ]
     assert table.locator("[onmouseover]").count() == 0
 
@@ -255,3 +255,138 @@ def test_links_are_decided_as_the_browser_reads_them(page: Page, base_url: str) 
             assert href is not None, text
     dangerous = [text for text, (as_link, _) in zip(addresses, read, strict=True) if as_link not in safe_or_nowhere]
     assert len(dangerous) > 100  # the crafted addresses do reach schemes a browser would run
+
+
+# ------------------------------------------------------------------------------ the person page's pictures
+
+
+def test_person_page_has_a_summary_box_a_timeline_and_a_network(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/id/person/horace-he")
+    expect(page.locator("aside.infobox")).to_contain_text("PyTorch")
+    timeline = page.locator("svg.timeline-chart")
+    expect(timeline).to_be_visible()
+    page.locator("svg.timeline-chart a[href='#timeline-3']").click()
+    assert page.url.endswith("#timeline-3")
+    expect(page.locator("li#timeline-3")).to_be_in_viewport()
+    network = page.locator("svg.network-chart")
+    network.scroll_into_view_if_needed()
+    network.screenshot(path=screenshot_path("person-network.png"))
+    timeline.screenshot(path=screenshot_path("person-timeline.png"))
+    page.locator("svg.network-chart g.person a[href$='/related/greg-chanan']").click()
+    page.wait_for_url(f"{base_url}/id/person/horace-he/related/**")
+    expect(page.locator("h1")).to_contain_text("Why ")
+    page.locator("section.evidence sup.notes a").first.click()
+    expect(page.locator("ol.sources li:target")).to_be_in_viewport()
+    page.screenshot(path=screenshot_path("why.png"), full_page=True)
+
+
+def test_the_person_page_at_375_px_wide(context: BrowserContext, base_url: str) -> None:
+    """A phone's width: nothing wider than the screen, the box, the timeline and the network in view
+    one after the other (screenshot kept: test-artifacts/web/person-375.png)."""
+    tab = context.new_page()
+    try:
+        tab.set_viewport_size({"width": 375, "height": 812})
+        tab.goto(f"{base_url}/id/person/horace-he")
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 375
+        for selector in ("aside.infobox", "svg.timeline-chart", "svg.network-chart"):
+            box = tab.locator(selector).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, selector
+        tab.screenshot(path=screenshot_path("person-375.png"), full_page=True)
+        assert placeholder_room(tab) >= 0
+    finally:
+        tab.close()
+
+
+def placeholder_room(page: Page) -> float:
+    """Room left in the header's search box after its placeholder (negative: it is cut off)."""
+    return page.evaluate(
+        """() => {
+          const input = document.querySelector("header.site input[type=search]");
+          const style = getComputedStyle(input);
+          const canvas = document.createElement("canvas").getContext("2d");
+          canvas.font = style.font;
+          const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return room - canvas.measureText(input.placeholder).width;
+        }"""
+    )
+
+
+def test_the_header_search_box_shows_its_whole_placeholder(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/")
+    assert placeholder_room(page) >= 0
+
+
+# ------------------------------------------------------------------------------ the query editor
+
+
+def test_the_first_comment_line_is_not_under_the_editors_buttons(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/sparql")
+    expect(page.locator(".yasqe .CodeMirror")).to_be_visible()
+    first = page.locator(".yasqe .CodeMirror-code pre").first
+    expect(first).to_contain_text("# summary:")
+    overlaps = page.evaluate(
+        """() => {
+          const line = document.querySelector(".yasqe .CodeMirror-code pre");
+          const range = document.createRange();
+          range.selectNodeContents(line);
+          const buttons = document.querySelector(".yasqe .yasqe_buttons").getBoundingClientRect();
+          return [...range.getClientRects()].some((r) => r.width > 0 && r.right > buttons.left
+            && r.left < buttons.right && r.bottom > buttons.top && r.top < buttons.bottom);
+        }"""
+    )
+    assert overlaps is False
+    page.screenshot(path=screenshot_path("sparql-first-line.png"))
+
+
+def test_the_editors_links_to_the_graphs_own_iris_stay_on_this_site(page: Page, base_url: str) -> None:
+    page.goto(f"{base_url}/sparql")
+    expect(page.locator(".yasqe .CodeMirror")).to_be_visible()
+    page.evaluate(
+        "window.kgprofilesEditor.getTab().getYasqe().setValue('SELECT ?p WHERE { VALUES ?p { person:horace-he } }')"
+    )
+    page.locator(".yasqe_queryButton").click()
+    link = page.locator(".yasr table tbody a", has_text="person:horace-he")
+    expect(link).to_have_attribute("href", f"{base_url}/id/person/horace-he")
+    assert link.get_attribute("target") is None
+    link.click()
+    page.wait_for_url(f"{base_url}/id/person/horace-he")
+    expect(page.locator("h1")).to_have_text("Horace He")
+
+
+# ------------------------------------------------------------------------------ accessibility (axe-core)
+
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_findings(page: Page) -> list[tuple[str, str, str, list[Any]]]:
+    """axe-core's serious and critical findings on the page. axe is read from node_modules (npm
+    ci, package-lock.json) and evaluated through the DevTools protocol: it is no script of the page,
+    fetches nothing, and the page's Content-Security-Policy stays as it is."""
+    if not AXE.is_file():
+        pytest.fail("axe-core is not installed: run tools/install-test-deps.sh (npm ci)")
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    found = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")
+    return [
+        (v["id"], v["impact"], v["help"], [n["target"] for n in v["nodes"]][:5])
+        for v in found["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/id/person/horace-he",
+        "/id/organization/pytorch",
+        "/id/topic/inference-and-serving",
+        "/search?q=torch",
+        "/sparql",
+        "/id/person/horace-he/related/greg-chanan",
+    ],
+)
+def test_axe_finds_nothing_serious(page: Page, base_url: str, path: str) -> None:
+    page.goto(base_url + path)
+    if path == "/sparql":
+        expect(page.locator(".yasqe .CodeMirror")).to_be_visible()
+    assert serious_findings(page) == []

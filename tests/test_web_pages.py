@@ -188,3 +188,38 @@ def test_api_errors_are_json(client: httpx.Client) -> None:
     assert missing.status_code == 404 and "error" in missing.json()
     assert client.get("/api/person/horace-he/related", params={"limit": "x"}).status_code == 400
     assert client.get("/api/nothing").status_code == 404
+
+
+def test_a_why_page_for_each_related_person(client: httpx.Client, views: Views) -> None:
+    person = client.get("/id/person/horace-he").text
+    profile = views.profile(views.resolve_person("horace-he"))
+    assert '<figure class="chart network"><svg' in person and '<figure class="chart"><svg' in person
+    assert '<aside class="infobox"' in person and 'href="/id/topic/inference-and-serving"' in person
+    for r in profile.related:
+        href = f"/id/person/horace-he/related/{r.iri.rsplit('/', 1)[-1]}"
+        assert f'<a class="why" href="{href}"' in person
+    page = client.get("/id/person/horace-he/related/greg-chanan")
+    assert page.status_code == 200
+    assert "<h1>Why Greg Chanan?</h1>" in page.text and 'href="/id/organization/pytorch"' in page.text
+    assert "Score: shared current organisations 1 × 3 = 3." in page.text
+    footnotes = set(re.findall(r'href="#source-(\d+)"', page.text))
+    assert footnotes == set(re.findall(r'id="source-(\d+)"', page.text)) == {"1", "2"}
+    assert 'href="/id/person/horace-he"' in page.text and 'href="/id/person/greg-chanan"' in page.text
+    assert client.get("/id/person/horace-he/related/horace-he").status_code == 404  # not related to oneself
+    assert client.get("/id/person/horace-he/related/nobody").status_code == 404
+    assert client.get("/id/person/horace-he/related/..%2Fx").status_code == 404
+
+
+def test_works_topics_and_organisations_on_a_person_page_are_links(client: httpx.Client, views: Views) -> None:
+    person = client.get("/id/person/horace-he").text
+    profile = views.profile(views.resolve_person("horace-he"))
+    for work in profile.featured_works:
+        assert f'<strong><a href="/id/work/{work.iri.rsplit("/", 1)[-1]}">{work.name}</a></strong>' in person
+    assert '<li id="timeline-1"><time datetime="2017-03">' in person
+    assert 'href="/id/claim/horace-he-event-vscodevim" aria-label="entry 1: its record"' in person  # the event
+    for path in ("/id/topic/ml-frameworks-and-libraries", "/id/organization/pytorch", "/id/organization/meta"):
+        assert f'href="{path}"' in person
+    topic = client.get("/id/topic/inference-and-serving").text
+    organization = client.get("/id/organization/pytorch").text
+    assert 'href="/#topics"' in topic and 'href="/#organizations"' in organization  # and back
+    assert '<aside class="infobox"' in topic and '<aside class="infobox"' in organization

@@ -4,7 +4,8 @@
 #           rasqal-utils (roqet, a SPARQL protocol client), fonts-dejavu-core (readable screenshots),
 #           virtuoso-opensource-7 (virtuoso-t and isql-vt: the store tests start their own Virtuoso on
 #           127.0.0.1 with a scratch database; the package's system service is never started);
-#   npm:    @triply/yasgui (the query editor the server serves itself), from package-lock.json.
+#   npm:    @triply/yasgui (the query editor the server serves itself) and axe-core (the browser
+#           tests inject it to check accessibility), from package-lock.json.
 # Idempotent: a second run installs nothing. Runs as root in CI; without root it uses sudo when
 # it must install a Debian package. `apt-get update` runs only when a package is missing.
 #   --editor-only   only the query editor (what `make run` needs), no Debian packages
@@ -60,7 +61,7 @@ if command -v update-rc.d >/dev/null && [[ -e /etc/init.d/virtuoso-opensource-7 
 fi
 
 # npm ci only when node_modules does not match package-lock.json (npm records what it installed).
-if [[ ! -f node_modules/@triply/yasgui/build/yasgui.min.js ]] \
+if [[ ! -f node_modules/@triply/yasgui/build/yasgui.min.js ]] || [[ ! -f node_modules/axe-core/axe.min.js ]] \
     || ! cmp -s package-lock.json node_modules/.package-lock.json.installed; then
     if ! command -v npm >/dev/null; then
         echo "install-test-deps: npm is needed for the query editor (Debian: apt-get install npm)" >&2

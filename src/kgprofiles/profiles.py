@@ -484,7 +484,9 @@ class Views:
             )
             for r in self.select("topic-members", topic=topic).rows
         )
-        return TopicView(topic.value, _slug(topic.value), facts[0]["name"].value, len(people), people)
+        return TopicView(
+            topic.value, _slug(topic.value), facts[0]["name"].value, len(people), people, _opt(facts[0], "wikidata")
+        )
 
     def people(
         self, text: str | None = None, topic: str | None = None, org: str | None = None
@@ -597,6 +599,7 @@ class TopicView:
     name: str
     people: int
     members: tuple[TopicMember, ...]
+    wikidata: str | None = None
 
 
 @dataclass(frozen=True)

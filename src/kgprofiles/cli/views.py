@@ -44,7 +44,7 @@ def _views(
         target.close()
 
 
-def _render(kind: str, fmt: str, model: object) -> str:
+def _render(kind: str, fmt: str, model: object, **extras: object) -> str:
     import importlib
 
     modules = {"text": "text", "md": "markdown", "markdown": "markdown", "html": "html", "json": "json"}
@@ -54,7 +54,7 @@ def _render(kind: str, fmt: str, model: object) -> str:
     render = getattr(module, kind, None)
     if render is None:
         raise InputError(f"the {kind} view has no {fmt} form", "choose text or json")
-    return render(model)  # type: ignore[no-any-return]
+    return render(model, **extras)  # type: ignore[no-any-return]
 
 
 def profile(
@@ -69,10 +69,17 @@ def profile(
     server_kind: ServerKindOption = None,
 ) -> None:
     """Print a person's profile, section by section, every claim with its footnotes: summary,
-    research and writing, works, timeline, roles, where they work, related people, sources."""
+    research and writing, works, timeline, roles, where they work, related people, sources.
+    md and html open with a summary box; html also draws the timeline and the people around them."""
     with _views(ctx, store, endpoint, server_kind) as views:
         shown = views.profile(views.resolve_person(person), related_count)
-        typer.echo(_render("profile", output, shown), nl=False)
+        extras: dict[str, object] = {}
+        if output in ("md", "markdown", "html"):  # the summary box: two more queries, for these forms only
+            from kgprofiles.infobox import person_box, person_facts
+
+            facts = person_facts(views, shown)
+            extras = {"box": person_box(facts)} if output != "html" else {"facts": facts}
+        typer.echo(_render("profile", output, shown, **extras), nl=False)
 
 
 def related(

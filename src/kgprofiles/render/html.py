@@ -9,10 +9,15 @@ from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
+from kgprofiles.evidence import KIND_WORDS
+from kgprofiles.infobox import PersonFacts, organization_box, person_box, topic_box
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
 from kgprofiles.render.links import external_href
+from kgprofiles.render.network_svg import network_svg
+from kgprofiles.render.timeline_svg import timeline_svg
 from kgprofiles.vocab import ids
 
 
@@ -25,7 +30,18 @@ def environment() -> Environment:
         lstrip_blocks=True,
         auto_reload=False,  # templates ship with the package: not looked for on disk at every page
     )
-    env.globals.update(h=HEADINGS, count=people_count, external=external_href)
+    env.globals.update(
+        h=HEADINGS,
+        count=people_count,
+        external=external_href,
+        organization_box=organization_box,
+        topic_box=topic_box,
+        timeline_svg=timeline_svg,
+        person_box=person_box,
+        person_network=person_network,
+        why_href=why_href,
+        kind_words=KIND_WORDS,
+    )
     return env
 
 
@@ -68,5 +84,22 @@ def page(template: str, base: str = "", standalone: bool = False, **context: Any
     )
 
 
-def profile(p: Profile, base: str = "", standalone: bool = True) -> str:
-    return page("profile.html", base, standalone, p=p, jsonld=person_jsonld(p))
+def why_href(link: Callable[[str], str | None], person: str, other: str) -> str | None:
+    """The address of the "Why?" page of two people of the graph (``/id/person/A/related/B``)."""
+    home = link(person)
+    base = ids().base
+    if home is None or not person.startswith(base) or not other.startswith(base):
+        return None
+    return f"{home}/related/{other.rstrip('/').rsplit('/', 1)[-1]}"
+
+
+def person_network(p: Profile, link: Callable[[str], str | None], facts: PersonFacts | None = None) -> Markup:
+    """The picture of the people around ``p`` (``render.network_svg``), related people linked to
+    their "Why?" pages; ``facts`` gives the topics' pages."""
+    topics = {t.name: t.iri for t in facts.topics} if facts else {}
+    return network_svg(p, link, lambda other: why_href(link, p.iri, other), topics)
+
+
+def profile(p: Profile, base: str = "", standalone: bool = True, facts: PersonFacts | None = None) -> str:
+    """The person's page; with ``facts`` (``infobox.person_facts``), their summary box too."""
+    return page("profile.html", base, standalone, p=p, jsonld=person_jsonld(p), facts=facts)

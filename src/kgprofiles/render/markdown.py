@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from kgprofiles.infobox import InfoBox, Item
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count, role_line
 from kgprofiles.render.links import external_href
@@ -44,10 +45,24 @@ def _source_title(title: str, url: str | None) -> str:
     return f"[{_escape(title)}]({destination(href)})"
 
 
-def profile(p: Profile) -> str:
+def _item(item: Item) -> str:
+    """An item of a summary box: a link where its IRI may be one (``external_href``), else text."""
+    href = external_href(item.iri) if item.iri else None
+    return f"[{_escape(item.text)}]({destination(href)})" if href else _escape(item.text)
+
+
+def summary_box(b: InfoBox) -> list[str]:
+    """A summary box as a list of labelled rows."""
+    return [f"- **{_escape(row.label)}:** " + ", ".join(_item(i) for i in row.items) for row in b.rows] + [""]
+
+
+def profile(p: Profile, box: InfoBox | None = None) -> str:
+    """The person's profile; ``box`` is their summary box (``infobox.person_box``), left out when None."""
     out: list[str] = [f"# {_escape(p.name)}", ""]
     if p.headline:
         out += [f"*{_escape(p.headline)}*", ""]
+    if box is not None:
+        out += summary_box(box)
     out += [_escape(para.text) + notes(para.notes) + "\n" for para in p.summary]
     if p.writing:
         out += [f"## {HEADINGS['writing']}", ""]

@@ -5,6 +5,7 @@ Routes:
   /people, /search?q=, /downloads    the people list, search results, whole-graph downloads
   /downloads/kgprofiles.{nq,ttl,nt,jsonld}
   /id/{kind}/{slug}[.html|.ttl|.jsonld|.nt]   person, organization, topic, work, source, claim, profile
+  /id/person/{slug}/related/{other}  why one person is related to another: the evidence, with sources
   /api/person/{id}, /api/person/{id}/related, /api/prefixes, /api/search?q=  JSON
   /sparql (and /sparql/)             SPARQL 1.1 Protocol; GET without a query: editor or service description
   /static/…                          the stylesheet, the editor's script, YASGUI's files
@@ -111,6 +112,7 @@ def routes(site: Site) -> list[BaseRoute]:
         Route("/search", pages.search),
         Route("/downloads", pages.downloads),
         Route("/downloads/{name}", pages.download),
+        Route("/id/person/{slug}/related/{other}", pages.why),
         Route("/id/{kind}/{name}", resources.resource),
         Route("/api/prefixes", api.prefixes),
         Route("/api/search", api.search),

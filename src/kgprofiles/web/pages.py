@@ -13,9 +13,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from kgprofiles import vocab
+from kgprofiles import evidence, vocab
 from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
+from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.render.html import page, person_jsonld
 from kgprofiles.search import Hit
@@ -31,6 +32,7 @@ DOWNLOADS = {
     "kgprofiles.jsonld": ("jsonld", "JSON-LD: the union of the graphs, compacted with the project's @context"),
 }
 PAGE_SIZE = 100
+SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
@@ -126,7 +128,8 @@ def resource_page(site: HasViews, kind: str, iri: str, base: str = "", forms: Co
     links = alternates(iri, forms)
     if kind == "person":
         profile = site.views.profile(ox.NamedNode(iri))
-        return page("profile.html", base, p=profile, jsonld=person_jsonld(profile), alternates=links)
+        facts = person_facts(site.views, profile)
+        return page("profile.html", base, p=profile, jsonld=person_jsonld(profile), facts=facts, alternates=links)
     if kind == "organization":
         return page("organization.html", base, o=site.views.organization(iri), alternates=links)
     if kind == "topic":
@@ -145,6 +148,17 @@ def resource_page(site: HasViews, kind: str, iri: str, base: str = "", forms: Co
         if t.subject == subject and not isinstance(t.object, ox.Triple)
     ]
     return page("resource.html", base, iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
+
+
+def why(request: Request) -> Response:
+    """``/id/person/{slug}/related/{other}``: why one person is related to another, every piece of
+    evidence in words with its footnotes (``kgprofiles.evidence``)."""
+    slug, other = request.path_params["slug"], request.path_params["other"]
+    if not (SLUG.fullmatch(slug) and SLUG.fullmatch(other)):
+        return not_found(request)
+    site = site_of(request)
+    found = evidence.why(site.views, ox.NamedNode(f"{ids().person}{slug}"), ox.NamedNode(f"{ids().person}{other}"))
+    return html(page("why.html", w=found))
 
 
 # ------------------------------------------------------------------------------ errors

@@ -7,8 +7,6 @@ triples (queries/resource-description.rq)."""
 
 from __future__ import annotations
 
-import re
-
 import pyoxigraph as ox
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -23,7 +21,7 @@ from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix
 from kgprofiles.web.site import Site, site_of
 
 KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
-SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SLUG = pages.SLUG
 #: What one /id/ URL offers, in the server's order of preference: the page, then the data forms
 #: (so ``*/*`` gets the page, ``text/*`` the page, ``application/*`` JSON-LD); application/json is
 #: answered with JSON-LD, and application/xhtml+xml (last: only asked for by name) with the page.

@@ -11,6 +11,7 @@
   safeIriLinks(Yasgui.Yasr.plugins.table);
   Yasgui.Yasqe.defaults.autocompleters = ["prefixes", "variables"];
   Yasgui.Yasqe.defaults.prefixCcApi = config.prefixesUrl;
+  Yasgui.Yasqe.defaults.lineWrapping = true; // a long comment line wraps instead of running under the buttons
   var request = { endpoint: config.endpoint, method: "POST" };
   var first = config.examples.length ? config.examples[0].query : "SELECT * WHERE { ?s ?p ?o } LIMIT 10";
   var yasgui = new Yasgui(holder, {
@@ -22,6 +23,9 @@
     yasr: { prefixes: config.prefixes, persistenceId: null }
   });
   window.kgprofilesEditor = yasgui;
+  accessible();
+  yasgui.on("tabAdd", function () { setTimeout(accessible, 0); });
+  yasgui.on("tabChange", function () { setTimeout(accessible, 0); });
   Array.prototype.forEach.call(document.querySelectorAll(".open-example"), function (button) {
     button.addEventListener("click", function () {
       var example = config.examples[Number(button.getAttribute("data-example"))];
@@ -30,10 +34,32 @@
     });
   });
 
+  // What axe-core finds in YASGUI's markup, mended after it is drawn: its "+" (add a tab) button
+  // sits inside the tab list, where only tabs may be (it moves after the list; YASGUI keeps its
+  // empty wrapper, which it inserts new tabs before); the query's text area (CodeMirror's hidden
+  // textarea) and the endpoint box have no label; the editor's scrolling area cannot be reached
+  // from the keyboard.
+  function accessible() {
+    var list = holder.querySelector(".tabsList");
+    var add = list && list.querySelector(".addTab");
+    if (add) list.parentNode.insertBefore(add, list.nextSibling);
+    Array.prototype.forEach.call(holder.querySelectorAll(".CodeMirror textarea"), function (area) {
+      area.setAttribute("aria-label", "SPARQL query");
+    });
+    Array.prototype.forEach.call(holder.querySelectorAll("input.autocomplete"), function (input) {
+      input.setAttribute("aria-label", "SPARQL endpoint");
+    });
+    Array.prototype.forEach.call(holder.querySelectorAll(".CodeMirror-scroll"), function (area) {
+      area.setAttribute("tabindex", "0");
+    });
+  }
+
   // YASR's results table writes an IRI into href='…' as it is: a `javascript:` IRI becomes a
   // link, and an IRI with a quote adds attributes (<https://example.org/'onmouseover='…'>). The
   // same rule as the site's pages instead (kgprofiles.render.links): only what the browser reads
-  // as an http, https or mailto URL is a link, and the IRI and its label are escaped.
+  // as an http, https or mailto URL is a link, and the IRI and its label are escaped. The graph's
+  // own IRIs (config.localIris.prefix, e.g. https://w3id.org/kgprofiles/id/person/x) link to
+  // their page on this site, in the same tab, as the site's pages link them.
   function safeIriLinks(table) {
     function escape(text) {
       return String(text).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; });
@@ -56,7 +82,11 @@
           break;
         }
       }
-      var text = linkable(iri)
+      var local = config.localIris && iri.indexOf(config.localIris.prefix) === 0;
+      var text = local
+        ? "<a class='iri' href='" + escape(config.localIris.base + iri.substring(config.localIris.prefix.length)) + "'>" +
+          escape(label) + "</a>"
+        : linkable(iri)
         ? "<a class='iri' target='_blank' rel='noopener noreferrer' href='" + escape(iri) + "'>" + escape(label) + "</a>"
         : "<span class='iri'>" + escape(label) + "</span>";
       return prefixed || this.persistentConfig.compact ? text : "&lt;" + text + "&gt;";
