@@ -16,7 +16,8 @@ from kgprofiles.cli import app as cli
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.vocab import FILE_GRAPH_PREFIX, ID
+from kgprofiles.vocab import DEFAULT_BASE_IRI as ID
+from kgprofiles.vocab import FILE_GRAPH_PREFIX
 from kgprofiles.web import create_app
 from kgprofiles.web.cors import check_origins
 from kgprofiles.web.negotiation import choose
