@@ -116,9 +116,9 @@ def to_rdfxml(triples: list[ox.Triple]) -> bytes:
     if problem is not None:
         raise NotRepresentable(f"this resource cannot be written as RDF/XML: {problem}")
     ordered = sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
-    body = as_bytes(ox.serialize(ordered, format=ox.RdfFormat.RDF_XML, prefixes=PREFIXES))
+    body = as_bytes(rdf_syntax.serialize(ordered, format=rdf_syntax.RdfFormat.RDF_XML, prefixes=PREFIXES))
     try:
-        count = sum(1 for _ in ox.parse(body, format=ox.RdfFormat.RDF_XML))
+        count = sum(1 for _ in rdf_syntax.parse(body, format=rdf_syntax.RdfFormat.RDF_XML))
     except SyntaxError as exc:
         raise NotRepresentable(f"this resource cannot be written as RDF/XML: {exc}") from exc
     if count != len(set(ordered)):
