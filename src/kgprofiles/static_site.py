@@ -51,8 +51,11 @@ from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents
 from kgprofiles.store.base import Store
 from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import split_suffix
-from kgprofiles.web.pages import DOWNLOADS, resource_page
+from kgprofiles.web.pages import DOWNLOADS, resource_page, why_page
 from kgprofiles.web.resources import KINDS, SLUG
+
+#: The path of a "Why?" page under the base IRI (the server's /id/person/A/related/B).
+WHY = re.compile(r"person/(?P<person>[A-Za-z0-9][A-Za-z0-9._-]*)/related/(?P<other>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 MARKER = ".kgprofiles-site"
 MARKER_TEXT = "A static site written by `kgprofiles site build`; the next build replaces this directory whole.\n"
@@ -156,16 +159,21 @@ class _Builder:
             iri = queue.popleft()
             path = ids().slug_of(iri) or ""
             kind, _, slug = path.partition("/")
-            if kind not in KINDS or not SLUG.fullmatch(slug):
+            why = WHY.fullmatch(path)
+            if why is not None:  # a "Why?" page: person/A/related/B, five directories deep
+                base = "../../../../.."
+                html = why_page(self, why["person"], why["other"], base)
+            elif kind not in KINDS or not SLUG.fullmatch(slug):
                 missing.append(iri)
                 continue
-            base = "../../.."
-            try:
-                forms = self._data(kind, iri, path)
-                html = resource_page(self, kind, iri, base, forms)
-            except NotFound:
-                missing.append(iri)
-                continue
+            else:
+                base = "../../.."
+                try:
+                    forms = self._data(kind, iri, path)
+                    html = resource_page(self, kind, iri, base, forms)
+                except NotFound:
+                    missing.append(iri)
+                    continue
             self._page(f"id/{path}", html)
             written += 1
             for linked in re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html):

@@ -156,9 +156,14 @@ def why(request: Request) -> Response:
     slug, other = request.path_params["slug"], request.path_params["other"]
     if not (SLUG.fullmatch(slug) and SLUG.fullmatch(other)):
         return not_found(request)
-    site = site_of(request)
+    return html(why_page(site_of(request), slug, other))
+
+
+def why_page(site: HasViews, slug: str, other: str, base: str = "") -> str:
+    """The "Why?" page of two people (by slug), its links under ``base`` (the server's, or a
+    static site's relative one)."""
     found = evidence.why(site.views, ox.NamedNode(f"{ids().person}{slug}"), ox.NamedNode(f"{ids().person}{other}"))
-    return html(page("why.html", w=found))
+    return page("why.html", base, w=found)
 
 
 # ------------------------------------------------------------------------------ errors
