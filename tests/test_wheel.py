@@ -100,6 +100,7 @@ def test_the_wheel_runs_a_project_of_ones_own_from_an_empty_directory(installed:
     assert exported.returncode == 0 and "https://example.org/ada" in exported.stdout
     imports = subprocess.run(
         [str(installed / "python"), "-c", "import kgprofiles, sys; print(kgprofiles.__file__)"],
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         capture_output=True,
         text=True,
         check=True,
@@ -113,7 +114,7 @@ def test_the_installed_server_serves_pages_the_editor_and_sparql(installed: Path
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGPROFILES_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGPROFILES_") and k != "PYTHONPATH"}
     server = subprocess.Popen(
         [str(installed / "kgprofiles"), "serve", "--port", str(port)],
         cwd=project,
@@ -165,7 +166,7 @@ def test_the_tutorial_runs_as_written(installed: Path, tmp_path: Path) -> None:
     lines = tutorial_commands()
     assert lines[0].startswith("pip install kgprofiles-") and lines[-1] == "kgprofiles serve"
     script = "set -euo pipefail\n" + "\n".join(lines[1:-1]) + "\n"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGPROFILES_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGPROFILES_") and k != "PYTHONPATH"}
     env["PATH"] = f"{installed}:{env['PATH']}"
     env["KGPROFILES_WIKIDATA_ENDPOINT"] = "http://127.0.0.1:9/sparql"  # nothing here reaches Wikidata
     done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
