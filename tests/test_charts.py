@@ -185,7 +185,7 @@ def test_why_lists_every_piece_of_evidence_with_footnotes(views: Views) -> None:
 
     from kgprofiles.evidence import why
     from kgprofiles.profiles import NotFound
-    from kgprofiles.vocab import PERSON
+    from seed_ids import PERSON
 
     found = why(views, ox.NamedNode(PERSON["horace-he"]), ox.NamedNode(PERSON["greg-chanan"]))
     assert (found.rank, found.related.score) == (1, 3.0)

@@ -18,7 +18,7 @@ from kgprofiles.render import HEADINGS, people_count
 from kgprofiles.render.links import external_href
 from kgprofiles.render.network_svg import network_svg
 from kgprofiles.render.timeline_svg import timeline_svg
-from kgprofiles.vocab import ID
+from kgprofiles.vocab import ids
 
 
 @lru_cache(maxsize=1)
@@ -54,7 +54,8 @@ def local_link(base: str) -> Callable[[str], str | None]:
     other IRI as itself when it may be a link to elsewhere (``external_href``), else None."""
 
     def link(iri: str) -> str | None:
-        return base + "/id/" + iri[len(ID) :] if iri.startswith(ID) else external_href(iri)
+        slug = ids().slug_of(iri)
+        return base + "/id/" + slug if slug is not None else external_href(iri)
 
     return link
 
@@ -85,9 +86,10 @@ def page(template: str, base: str = "", standalone: bool = False, **context: Any
 def why_href(link: Callable[[str], str | None], person: str, other: str) -> str | None:
     """The address of the "Why?" page of two people of the graph (``/id/person/A/related/B``)."""
     home = link(person)
-    if home is None or not person.startswith(ID) or not other.startswith(ID):
+    mine, theirs = ids().slug_of(person), ids().slug_of(other)
+    if home is None or mine is None or theirs is None or not theirs.startswith("person/"):
         return None
-    return f"{home}/related/{other.rstrip('/').rsplit('/', 1)[-1]}"
+    return f"{home}/related/{theirs[len('person/') :]}"
 
 
 def person_network(p: Profile, link: Callable[[str], str | None], facts: PersonFacts | None = None) -> Markup:

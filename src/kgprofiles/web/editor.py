@@ -16,7 +16,7 @@ from kgprofiles.render.html import page as render_page
 from kgprofiles.sparql_lexer import scan
 from kgprofiles.store.base import Term
 from kgprofiles.store.binding import bind_values, declared_prefixes
-from kgprofiles.vocab import ID, PREFIXES, XSD_NS
+from kgprofiles.vocab import PREFIXES, XSD_NS, ids
 from kgprofiles.web.site import Site, site_of
 
 #: Where ``npm ci`` puts YASGUI's ready-built files, relative to the project root.
@@ -127,8 +127,8 @@ def page(request: Request) -> HTMLResponse:
         "endpoint": endpoint,
         "prefixes": PREFIXES,
         "prefixesUrl": str(request.base_url) + "api/prefixes",
-        # IRIs of the graph (ID + "person/…") link to their pages here (base + "/id/person/…").
-        "localIris": {"prefix": ID, "base": str(request.base_url).rstrip("/") + "/id/"},
+        # IRIs of the graph (<base IRI>person/…) link to their pages here (<site>/id/person/…).
+        "localIris": {"prefix": ids().base, "base": str(request.base_url).rstrip("/") + "/id/"},
         "examples": [{"name": e.name, "summary": e.summary, "query": e.query} for e in found],
     }
     html = render_page(

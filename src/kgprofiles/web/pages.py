@@ -18,7 +18,7 @@ from kgprofiles.export import MEDIA_TYPES, export_store
 from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import NotFound, SearchHit
 from kgprofiles.render.html import page, person_jsonld
-from kgprofiles.vocab import ID
+from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
 
@@ -39,7 +39,7 @@ def html(body: str, status: int = 200, headers: dict[str, str] | None = None) ->
 
 def alternates(iri: str) -> list[tuple[str, str]]:
     """(media type, URL) of each data form of a resource, for <link rel="alternate">."""
-    path = "/id/" + iri[len(ID) :]
+    path = "/id/" + (ids().slug_of(iri) or "")
     return [(media, path + suffix) for suffix, media in SUFFIXES.items() if media != "text/html"]
 
 
@@ -142,7 +142,8 @@ def why(request: Request) -> Response:
     if not (SLUG.fullmatch(slug) and SLUG.fullmatch(other)):
         return not_found(request)
     site = site_of(request)
-    found = evidence.why(site.views, ox.NamedNode(f"{ID}person/{slug}"), ox.NamedNode(f"{ID}person/{other}"))
+    people = ids().person
+    found = evidence.why(site.views, ox.NamedNode(people + slug), ox.NamedNode(people + other))
     return html(page("why.html", w=found))
 
 
