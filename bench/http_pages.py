@@ -1,10 +1,12 @@
 """Person pages over HTTP: `kgprofiles serve` in its own process on 127.0.0.1, N clients (threads)
-fetching the person pages the site lists at /people, round robin, for a while: pages a second
-and latency (median, p95). Only for a store whose people live under the project's /id/ IRIs (the
-seed graph, a real project): the synthetic people of bench/generate.py have example.org IRIs.
+fetching the person pages the site lists at /people (its first 100), round robin, for a while:
+pages a second and latency (median, p95). The project's base IRI must be the people's: for the
+synthetic people of bench/generate.py, a project directory whose kgprofiles.toml says
+``base_iri = "http://example.org/kgprofiles-synthetic/"`` (and names their data and store).
 
     .venv/bin/kgprofiles build --store /tmp/seed
     .venv/bin/python bench/http_pages.py --store /tmp/seed [--clients 4] [--seconds 15] [--port 8765]
+    .venv/bin/python bench/http_pages.py --project /tmp/synthetic-10k --store /tmp/syn10k --warm-s 60
 """
 
 from __future__ import annotations
@@ -71,8 +73,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warm-s", type=float, default=5.0)
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--project", default=str(ROOT), help="the project directory (default: this repository)")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), "serve", "--store", args.store]
+    command = [sys.executable, "-m", "kgprofiles", "--project", args.project, "serve", "--store", args.store]
     server = subprocess.Popen(
         [*command, "--port", str(args.port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
