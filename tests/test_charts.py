@@ -221,3 +221,20 @@ def test_an_events_subject_is_the_organisation_of_that_name_in_the_network(horac
     assert things == ["Lab (event)", "PyTorch (org)"]  # one PyTorch, reached by the role and by the event
     edges = [g.find(f"{SVG}title").text for g in root.iter(f"{SVG}g") if g.get("class") == "edge"]
     assert f"Horace He and {first.name} both have events about PyTorch" in edges
+
+
+def test_names_with_markup_stay_text_in_both_pictures(horace, views: Views) -> None:
+    hostile = "<script>alert('x')</script> & \"Co\""
+    first = horace.related[0]
+    profile = dataclasses.replace(
+        horace,
+        name=hostile,
+        related=(dataclasses.replace(first, name=hostile),),
+        timeline=(TimelineItem(d("2020-01-02", "day"), hostile, ()),),
+        roles=(dataclasses.replace(horace.roles[0], organization_name=hostile, title=hostile),),
+    )
+    for drawn in (str(timeline_svg(profile, LINK)), network(profile, views)):
+        root = parse(drawn)  # well-formed: nothing broke out of its text or attribute
+        assert "<script>" not in drawn and root.find(f"{SVG}script") is None
+        assert any(hostile in (t.text or "") for t in root.iter(f"{SVG}title"))
+        assert hostile in root.get("aria-label") or any(hostile in (t.text or "") for t in root.iter(f"{SVG}text"))

@@ -390,3 +390,20 @@ def test_axe_finds_nothing_serious(page: Page, base_url: str, path: str) -> None
     if path == "/sparql":
         expect(page.locator(".yasqe .CodeMirror")).to_be_visible()
     assert serious_findings(page) == []
+
+
+def test_the_pictures_in_print(context: BrowserContext, base_url: str) -> None:
+    """Printed (A4 width), the pictures keep a readable size: neither the page's full width, which
+    would blow their text up, nor a thumbnail; the summary box no longer floats."""
+    tab = context.new_page()
+    try:
+        tab.set_viewport_size({"width": 794, "height": 1123})
+        tab.emulate_media(media="print")
+        tab.goto(f"{base_url}/id/person/horace-he")
+        for selector in ("svg.timeline-chart", "svg.network-chart"):
+            box = tab.locator(selector).bounding_box()
+            assert box is not None and 300 < box["width"] <= 12 / 2.54 * 96 + 1, (selector, box)
+        assert tab.locator("aside.infobox").evaluate("(e) => getComputedStyle(e).float") == "none"
+        tab.locator("figure.chart").first.screenshot(path=screenshot_path("person-timeline-print.png"))
+    finally:
+        tab.close()

@@ -87,10 +87,10 @@ def page(template: str, base: str = "", standalone: bool = False, **context: Any
 def why_href(link: Callable[[str], str | None], person: str, other: str) -> str | None:
     """The address of the "Why?" page of two people of the graph (``/id/person/A/related/B``)."""
     home = link(person)
-    base = ids().base
-    if home is None or not person.startswith(base) or not other.startswith(base):
+    mine, theirs = ids().slug_of(person), ids().slug_of(other)
+    if home is None or mine is None or theirs is None or not theirs.startswith("person/"):
         return None
-    return f"{home}/related/{other.rstrip('/').rsplit('/', 1)[-1]}"
+    return f"{home}/related/{theirs[len('person/') :]}"
 
 
 def person_network(p: Profile, link: Callable[[str], str | None], facts: PersonFacts | None = None) -> Markup:

@@ -127,7 +127,7 @@ def page(request: Request) -> HTMLResponse:
         "endpoint": endpoint,
         "prefixes": PREFIXES,
         "prefixesUrl": str(request.base_url) + "api/prefixes",
-        # IRIs of the graph (<base IRI>person/…) link to their pages here (base + "/id/person/…").
+        # IRIs of the graph (<base IRI>person/…) link to their pages here (<site>/id/person/…).
         "localIris": {"prefix": ids().base, "base": str(request.base_url).rstrip("/") + "/id/"},
         "examples": [{"name": e.name, "summary": e.summary, "query": e.query} for e in found],
     }
