@@ -67,5 +67,9 @@ def serialize(result: QueryResult, media_type: str) -> tuple[bytes, str]:
         from kgprofiles.export import serialize_triples  # rdflib, for JSON-LD
 
         body = serialize_triples(result, _GRAPH_FORMATS[media_type])
-    charset = "; charset=utf-8" if media_type in _CHARSET else ""
-    return body, media_type + charset
+    return body, content_type(media_type)
+
+
+def content_type(media_type: str) -> str:
+    """The Content-Type header for one of the formats above."""
+    return media_type + ("; charset=utf-8" if media_type in _CHARSET else "")

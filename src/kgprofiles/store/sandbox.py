@@ -13,7 +13,8 @@ Here each query runs in a worker process that is killed (SIGKILL) at the time li
 * **Limits.** The time limit counts from when ``run`` is called: waiting for a free worker, then
   running, then the worker is killed. The address space of each worker is capped
   (``RLIMIT_AS``, ``memory_mb``): a query over it fails with a message, its worker replaced. A
-  result is read up to the row limit and serialised in the worker; bytes travel back.
+  result is read up to the row limit and serialised in the worker; bytes travel back. SELECT
+  results are written by pyoxigraph itself, no row made a Python object (``solutions.py``).
 * **Queue.** ``workers`` queries run at once and ``queue`` more may wait; past that, ``run``
   refuses at once (LimitHit "busy": the endpoint answers 503 with Retry-After).
 * **No network.** Before it opens anything, a worker moves into new user and network namespaces
@@ -54,11 +55,12 @@ import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
-from kgprofiles.result_formats import kind_of, serialize
+from kgprofiles.result_formats import content_type, serialize
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH
 from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.solutions import media_format, write_capped
 from kgprofiles.vocab import PREFIXES, ids, use_base_iri
 
 DEFAULT_WORKERS = 2
@@ -148,9 +150,25 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
         options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
     else:
         options["use_default_graph_as_union"] = True
-    result = _read(store.query(job.sparql.sent, **options), job.max_rows)
-    media_type = dict(job.media_types).get(kind_of(result))
+    raw = store.query(job.sparql.sent, **options)
+    media_type = dict(job.media_types).get(_KINDS[type(raw)])
+    if media_type is not None and isinstance(raw, ox.QuerySolutions):
+        # Written by pyoxigraph, no row made a Python object (``solutions.py``).
+        body = write_capped(raw, lambda: _solutions(store.query(job.sparql.sent, **options)), media_type, job.max_rows)
+        if body is None:
+            assert job.max_rows is not None
+            raise row_limit_hit(job.max_rows)
+        return Serialised(body, content_type(media_format(media_type)))
+    result = _read(raw, job.max_rows)
     return result if media_type is None else Serialised(*serialize(result, media_type))
+
+
+_KINDS = {ox.QuerySolutions: "select", ox.QueryBoolean: "boolean", ox.QueryTriples: "graph"}
+
+
+def _solutions(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox.QuerySolutions:
+    assert isinstance(raw, ox.QuerySolutions)
+    return raw
 
 
 def _read(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int | None) -> QueryResult:
