@@ -143,3 +143,81 @@ def test_a_second_server_reads_the_same_store_beside_the_first(served: tuple[str
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--workers", "2"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        assert f"{base}/" in line
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            try:
+                page = httpx.get(base + "/id/person/horace-he", timeout=5)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read()  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "the workers did not answer"
+                time.sleep(0.1)
+        assert page.status_code == 200 and "<h1>Horace He</h1>" in page.text
+        workers = children(process.pid)
+        assert len(workers) == 2
+        with httpx.Client(base_url=base, timeout=10) as client:  # (one connection: one worker)
+            assert all(client.get("/id/person/horace-he").text == page.text for _ in range(5))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert process.returncode == 0
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)]
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+def test_pages_are_kept_per_generation_and_revalidated(served: tuple[str, str]) -> None:
+    """Strong ETags of the generation, the path and the negotiated type; 304 for If-None-Match;
+    a new generation (here made by an update) gives new ETags. (Last: it writes to the store.)"""
+    base, _ = served
+    html = {"Accept": "text/html"}
+    first = httpx.get(base + "/id/person/horace-he", headers=html, timeout=10)
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and etag.startswith('"') and first.headers["cache-control"] == "no-cache"
+    again = httpx.get(base + "/id/person/horace-he", headers=html, timeout=10)
+    assert again.content == first.content and again.headers["etag"] == etag
+    turtle = httpx.get(base + "/id/person/horace-he", headers={"Accept": "text/turtle"}, timeout=10)
+    assert turtle.headers["content-type"].startswith("text/turtle") and turtle.headers["etag"] != etag
+    unchanged = httpx.get(base + "/id/person/horace-he", headers={**html, "If-None-Match": f'W/"x", {etag}'})
+    assert unchanged.status_code == 304 and unchanged.content == b"" and unchanged.headers["etag"] == etag
+    assert unchanged.headers["vary"] == "Accept" and "content-security-policy" in unchanged.headers
+    other = httpx.get(base + "/id/person/horace-he", headers={**html, "If-None-Match": '"another"'}, timeout=10)
+    assert other.status_code == 200 and other.content == first.content
+    assert "etag" not in httpx.get(base + "/id/person/nobody", timeout=10).headers  # a 404 is not kept
+    update = "INSERT DATA { GRAPH <urn:cache-test> { <urn:a> <urn:b> 'c' } }"
+    done = httpx.post(base + "/sparql", data={"update": update}, headers={"Authorization": "Bearer cli-token"})
+    assert done.status_code == 204
+    fresh = httpx.get(base + "/id/person/horace-he", headers={**html, "If-None-Match": etag}, timeout=10)
+    assert fresh.status_code == 200 and fresh.headers["etag"] != etag and fresh.content == first.content

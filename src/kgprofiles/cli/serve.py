@@ -3,14 +3,23 @@ to read: the server follows each generation a build or load publishes)."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import signal
 import socket
-from typing import Annotated
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kgprofiles.cli.options import store_settings
+from kgprofiles.config import MEMORY
 from kgprofiles.errors import InputError
+
+if TYPE_CHECKING:
+    from kgprofiles.config import Settings
 
 LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-token is given"
 
@@ -69,6 +78,13 @@ def serve(
     allow_fetch: Annotated[
         bool, typer.Option("--allow-fetch", help="Let SPARQL SERVICE and LOAD fetch URLs (refused by default).")
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", min=1, help="Processes answering requests, each reading the store on its own (default 1)."
+        ),
+    ] = 1,
+    listen_fd: Annotated[int | None, typer.Option("--listen-fd", hidden=True)] = None,
 ) -> None:
     """Serve the graph over HTTP: profile pages and every /id/ IRI (HTML, Turtle, JSON-LD,
     N-Triples by content negotiation), the SPARQL 1.1 endpoint and query editor at /sparql,
@@ -81,30 +97,92 @@ def serve(
     settings = store_settings(ctx, store, endpoint)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
         raise InputError("--query-timeout and --max-rows must be positive")
+    if workers > 1 and settings.endpoint is None and str(settings.store) == MEMORY:
+        raise InputError("an in-memory store cannot be shared by several --workers", "serve a built store")
     target = open_store(settings, read_only=True, allow_fetch=allow_fetch)
     try:
-        sock = bind(host, port)
+        sock = bind(host, port) if listen_fd is None else socket.socket(fileno=listen_fd)
     except BaseException:
         target.close()
         raise
+    url = url_of(host, port)
+    if workers > 1 and listen_fd is None:
+        target.close()  # each worker opens the store itself
+        try:
+            _say_serving(settings, url, host, write_token)
+            supervise(sock, workers)
+        finally:
+            sock.close()
+        return
     try:
         app = create_app(
             settings, target, write_token, query_timeout=query_timeout, max_rows=max_rows, allow_fetch=allow_fetch
         )
         pool = app.state.site.pool
-        if pool is not None and pool.isolation is not None:
+        if pool is not None and pool.isolation is not None and listen_fd is None:
             typer.secho(
                 f"kgprofiles: warning: query workers run with the network: {pool.isolation}", err=True, fg="yellow"
             )
             typer.echo("hint: SERVICE and LOAD are still refused by reading each query first", err=True)
-        url = url_of(host, port)
-        source = settings.endpoint or settings.store
-        mode = "read-write with the write token" if write_token else "read-only"
-        typer.echo(f"kgprofiles: serving {source} at {url} ({mode}); SPARQL at {url}sparql. Ctrl-C stops.")
-        if not is_loopback(host):
-            typer.secho(f"kgprofiles: listening on {host}: {LOOPBACK_HINT}", err=True, fg="yellow")
+        if listen_fd is None:
+            _say_serving(settings, url, host, write_token)
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
         target.close()
+
+
+def _say_serving(settings: Settings, url: str, host: str, write_token: str | None) -> None:
+    source = settings.endpoint or settings.store
+    mode = "read-write with the write token" if write_token else "read-only"
+    typer.echo(f"kgprofiles: serving {source} at {url} ({mode}); SPARQL at {url}sparql. Ctrl-C stops.")
+    if not is_loopback(host):
+        typer.secho(f"kgprofiles: listening on {host}: {LOOPBACK_HINT}", err=True, fg="yellow")
+
+
+#: A worker that stops sooner than this after its start is not started again (it would only stop again).
+STEADY_S = 10.0
+
+
+def supervise(sock: socket.socket, workers: int) -> None:
+    """Run ``workers`` copies of this command, each answering on ``sock`` (given as --listen-fd)
+    with its own store, views and query workers, until SIGINT or SIGTERM; a worker that stops is
+    started again, unless it stopped right after its start (then all stop, with its exit code)."""
+    argv = [sys.executable, "-m", "kgprofiles", *sys.argv[1:], "--listen-fd", str(sock.fileno())]
+    stopping = False
+
+    def start() -> tuple[subprocess.Popen[bytes], float]:
+        # In their own session: Ctrl-C reaches them once, from here.
+        return subprocess.Popen(argv, pass_fds=(sock.fileno(),), start_new_session=True), time.monotonic()
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for process, _ in running:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT)
+
+    running = [start() for _ in range(workers)]
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while not stopping:
+            time.sleep(0.2)
+            for at, (process, started) in enumerate(running):
+                code = process.poll()
+                if code is None or stopping:
+                    continue
+                if time.monotonic() - started < STEADY_S:
+                    stop(signal.SIGTERM, None)
+                    raise typer.Exit(code or 1)
+                typer.echo(f"kgprofiles: a server worker stopped (exit code {code}); starting another", err=True)
+                running[at] = start()
+    finally:
+        for process, _ in running:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -29,6 +29,7 @@ from kgprofiles.config import Settings
 from kgprofiles.errors import KgError
 from kgprofiles.store.base import Store
 from kgprofiles.web import api, errors, pages, resources, sparql
+from kgprofiles.web.cache import CachePages
 from kgprofiles.web.editor import find_editor, usable_editor
 from kgprofiles.web.engine import Limits
 from kgprofiles.web.headers import SecurityHeaders
@@ -83,8 +84,13 @@ def create_app(
 
     app = Starlette(
         routes=routes(site),
-        # Outermost first: every response gets the headers, every request one snapshot of the store.
-        middleware=[Middleware(SecurityHeaders), Middleware(PinSnapshot, site=site)],
+        # Outermost first: every response gets the headers, every request one snapshot of the store,
+        # pages come from the cache of that snapshot's generation when they are in it.
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(PinSnapshot, site=site),
+            Middleware(CachePages, pages_of=lambda: site.current().pages),
+        ],
         exception_handlers={HTTPException: http_error, KgError: errors.kg_error},
         lifespan=lifespan,
     )

@@ -28,6 +28,7 @@ from kgprofiles.profiles import Views
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.sandbox import QueryPool
+from kgprofiles.web.cache import Pages
 from kgprofiles.web.engine import Engine, Limits
 
 T = TypeVar("T")
@@ -56,6 +57,7 @@ class Snapshot:
     cache: dict[str, Any] = field(default_factory=dict)
     cache_lock: threading.Lock = field(default_factory=threading.Lock)
     warming: threading.Thread | None = None
+    pages: Pages | None = None  # the pages of a published generation (``web/cache.py``)
 
     def close(self) -> None:
         if self.warming is not None:
@@ -97,6 +99,8 @@ class Site:
         graphs = (lambda: cache.setdefault("graphs", frozenset(store.graphs()))) if stable else None
         engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs)
         snapshot = Snapshot(store, views, engine, stable, link_target=os.readlink(link) if link else None)
+        generation = generation_of(store)
+        snapshot.pages = Pages(generation) if generation is not None else None
         snapshot.warming = views.warm() if stable else None
         return snapshot
 
@@ -201,6 +205,16 @@ class Site:
             latest.warming.join(timeout=5)
         if latest.store is not self.store_at_start or self.owns_store:
             latest.store.close()
+
+
+def generation_of(store: Store) -> str | None:
+    """The name of the published generation ``store`` reads (immutable: its pages can be kept),
+    or None."""
+    if isinstance(store, OxigraphStore) and store.read_only and store.location != MEMORY:
+        location = Path(store.location)
+        if location.parent.name.endswith(".generations"):
+            return location.name
+    return None
 
 
 def _link_of(store: Store) -> str | None:
