@@ -123,8 +123,19 @@ class Server:
         raise RuntimeError(f"{name} did not answer within 120 s")
 
     def cpu_s(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU seconds of the server and every process under it (web and query workers)."""
+        stats = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(stat.parent.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+        family, total = {self.process.pid}, 0
+        for _ in range(4):  # children, grandchildren…
+            family |= {pid for pid, (parent, _) in stats.items() if parent in family}
+        total = sum(ticks for pid, (_, ticks) in stats.items() if pid in family)
+        return total / os.sysconf("SC_CLK_TCK")
 
     def wait_idle(self, limit_s: float = 180.0) -> float:
         """Wait until the server uses under 5% of a core for a second (its background warm-up

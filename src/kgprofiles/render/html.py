@@ -23,6 +23,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(["html"]),
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,  # templates ship with the package: not looked for on disk at every page
     )
     env.globals.update(h=HEADINGS, count=people_count, external=external_href)
     return env
