@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pyoxigraph as ox
 import pytest
 
@@ -65,6 +66,29 @@ def test_a_runaway_query_is_killed_at_the_time_limit(pool: QueryPool, seed_store
     started = time.monotonic()
     assert pool.run(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
     assert time.monotonic() - started < 1.0  # measured: bench/query_pool.py
+
+
+def test_the_async_path_answers_under_the_same_limits(pool: QueryPool, seed_store_dir: Path) -> None:
+    """run_async (the endpoint's way, no thread): answers, row and time limits, and a caller
+    cancelled mid-query (its client gone) costs the worker that ran it, not the pool."""
+    media = (("select", "text/csv"),)
+
+    async def main() -> None:
+        names = job(seed_store_dir, "SELECT ?n { person:horace-he kgp:name ?n }", media_types=media)
+        assert await pool.run_async(names, 10) == Serialised(b"n\r\nHorace He\r\n", "text/csv; charset=utf-8")
+        with pytest.raises(LimitHit, match="more than 10 rows"):
+            await pool.run_async(job(seed_store_dir, "SELECT * { ?s ?p ?o }", max_rows=10, media_types=media), 10)
+        started = time.monotonic()
+        with pytest.raises(LimitHit, match="time limit hit") as hit:
+            await pool.run_async(job(seed_store_dir, CARTESIAN), 0.5)
+        assert hit.value.which == "time" and time.monotonic() - started < 2.0
+        before = set(pool.pids())
+        with anyio.move_on_after(0.3):
+            await pool.run_async(job(seed_store_dir, CARTESIAN), 30)
+        assert [pid for pid in before if not is_alive(pid)]  # the one that ran it
+        assert await pool.run_async(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
+
+    anyio.run(main)
 
 
 def test_a_query_over_the_memory_cap_fails_cleanly(seed_store_dir: Path) -> None:

@@ -51,6 +51,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
+import anyio
 import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
@@ -472,6 +473,50 @@ class QueryPool:
         finally:
             with self._changed:
                 self._inside -= 1
+
+    async def run_async(self, job: QueryJob, timeout_s: float, started: float | None = None) -> Answer:
+        """``run`` for an event loop: the job is sent to an idle worker and its answer awaited on
+        the pipe, with no thread in between (a thread waits only when no worker is idle). The
+        same limits, errors and worker replacement as ``run``; a caller cancelled while waiting
+        (its client gone) kills the worker, whose answer nobody would read."""
+        deadline = (time.monotonic() if started is None else started) + timeout_s
+        with self._changed:
+            if self._closed:
+                raise StoreError("the query workers are shut down")
+            if self._inside >= self.workers + self.queue:
+                raise busy(self.workers)
+            self._inside += 1
+            worker = self._idle.pop() if self._idle else None
+        self._warm = job.location
+        try:
+            if worker is None:
+                worker = await anyio.to_thread.run_sync(self._take, deadline)
+            return await self._ask_async(worker, job, deadline, timeout_s)
+        finally:
+            with self._changed:
+                self._inside -= 1
+
+    async def _ask_async(self, worker: _Worker, job: QueryJob, deadline: float, timeout_s: float) -> Answer:
+        try:
+            worker.conn.send(job)
+            with anyio.fail_after(max(0.0, deadline - time.monotonic())):
+                await anyio.wait_readable(worker.conn.fileno())
+            reply = worker.conn.recv()
+        except TimeoutError:  # (before OSError, of which it is a kind)
+            self._discard(worker)
+            raise time_limit_hit(timeout_s) from None
+        except (EOFError, OSError):
+            error = await anyio.to_thread.run_sync(worker.death, self.memory_mb)
+            self._discard(worker)
+            raise error from None
+        except BaseException:  # cancelled: the answer would stay in the pipe
+            self._discard(worker)
+            raise
+        if reply[:2] == ("error", "memory"):
+            self._discard(worker)
+        else:
+            self._give_back(worker)
+        return _outcome(reply, job, self.memory_mb)
 
     def _take(self, deadline: float) -> _Worker:
         with self._changed:

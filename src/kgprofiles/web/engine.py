@@ -27,7 +27,7 @@ from kgprofiles.errors import InputError
 from kgprofiles.sparql_lexer import scan
 from kgprofiles.store.base import SelectResult, Store
 from kgprofiles.store.binding import SparqlText
-from kgprofiles.store.guard import MAX_DEPTH, check_query
+from kgprofiles.store.guard import MAX_DEPTH, analyse, check_query
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.sandbox import (
     Answer,
@@ -39,6 +39,9 @@ from kgprofiles.store.sandbox import (
     time_limit_hit,
 )
 from kgprofiles.store.writer import update_published
+
+#: Queries up to this long are checked in the event loop (well under a millisecond); longer ones in a thread.
+INLINE_CHECK_CHARS = 4_000
 
 
 @dataclass(frozen=True)
@@ -136,9 +139,48 @@ class Engine:
         self.check(sparql)
         if not isinstance(self.store, OxigraphStore):
             return self._query_contract(sparql, dataset, started)
+        job = self._job(self.store, sparql, dataset, base_iri, media_types)
+        if self.pool is None:
+            return run_in_thread(self.store, job)
+        return self.pool.run(job, self.limits.timeout_s, started)
+
+    def runs_in_loop(self, sparql: str) -> bool:
+        """Whether ``query_async`` takes ``sparql`` without blocking an event loop: a query for
+        the workers, short enough to check at once, naming no FROM graph (whose check may list the
+        store's graphs)."""
+        return (
+            self.pool is not None
+            and isinstance(self.store, OxigraphStore)
+            and len(sparql) <= INLINE_CHECK_CHARS
+            and not analyse(sparql).graphs
+        )
+
+    async def query_async(
+        self,
+        sparql: str,
+        dataset: Dataset | None = None,
+        base_iri: str | None = None,
+        media_types: tuple[tuple[str, str], ...] = (),
+    ) -> Answer:
+        """``query`` in an event loop, for a text ``runs_in_loop`` accepts: checked here, then
+        answered by a query worker awaited on its pipe (``QueryPool.run_async``)."""
+        started = time.monotonic()
+        self.check(sparql)
+        assert self.pool is not None and isinstance(self.store, OxigraphStore)
+        job = self._job(self.store, sparql, dataset, base_iri, media_types)
+        return await self.pool.run_async(job, self.limits.timeout_s, started)
+
+    def _job(
+        self,
+        store: OxigraphStore,
+        sparql: str,
+        dataset: Dataset | None,
+        base_iri: str | None,
+        media_types: tuple[tuple[str, str], ...],
+    ) -> QueryJob:
         dataset = dataset or Dataset()
-        job = QueryJob(
-            self.store.location if self.copy is None else self.copy.location,
+        return QueryJob(
+            store.location if self.copy is None else self.copy.location,
             SparqlText.of(sparql),
             base_iri=base_iri,
             default_graphs=dataset.default_graphs,
@@ -146,9 +188,6 @@ class Engine:
             max_rows=self.limits.max_rows,
             media_types=media_types,
         )
-        if self.pool is None:
-            return run_in_thread(self.store, job)
-        return self.pool.run(job, self.limits.timeout_s, started)
 
     def _query_contract(self, sparql: str, dataset: Dataset | None, started: float) -> Answer:
         if dataset:

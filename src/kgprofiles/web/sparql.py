@@ -83,8 +83,12 @@ async def query(request: Request, operation: Operation) -> Response:
     chosen = {kind: choose(accept, offers) or offers[0] for kind, offers in results.OFFERS.items()}
     in_bytes = tuple((kind, media) for kind, media in chosen.items() if media != results.HTML)
     base = endpoint_url(request)
+    engine = site.engine
     try:
-        answer = await in_worker(site, lambda: site.engine.query(operation.text, operation.dataset, base, in_bytes))
+        if engine.runs_in_loop(operation.text):  # no thread in between: the worker is awaited on its pipe
+            answer = await engine.query_async(operation.text, operation.dataset, base, in_bytes)
+        else:
+            answer = await in_worker(site, lambda: engine.query(operation.text, operation.dataset, base, in_bytes))
         if isinstance(answer, Serialised):
             body, content_type = answer.body, answer.content_type
         else:
