@@ -178,9 +178,9 @@ class Server:
                 self.process.wait()
 
 
-def kgprofiles_server(name: str, store: Path, src: Path, extra: list[str]) -> Server:
+def kgprofiles_server(name: str, store: Path, src: Path, extra: list[str], path: str = "") -> Server:
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(src), path]))}
     argv = [sys.executable, "-m", "kgprofiles", "serve", "--store", str(store), "--port", str(port), *extra]
     return Server(name, argv, port, env)
 
@@ -353,6 +353,7 @@ def main() -> None:
     parser.add_argument("--store", help="a store built from served data (default: built under bench/out)")
     parser.add_argument("--against", help="also serve this git revision's code (before/after)")
     parser.add_argument("--new-args", default="", help="extra `kgprofiles serve` options for this code")
+    parser.add_argument("--new-path", default="", help="more import paths for this code's server (e.g. httptools)")
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4)
@@ -369,7 +370,7 @@ def main() -> None:
     try:
         oxi = oxigraph_server(store)
         servers.append(oxi)
-        new = kgprofiles_server("new", store, src, shlex.split(args.new_args))
+        new = kgprofiles_server("new", store, src, shlex.split(args.new_args), args.new_path)
         servers.append(new)
         if args.against:
             servers.append(kgprofiles_server(f"old {args.against}", store, exported_src(args.against), []))
