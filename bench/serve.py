@@ -235,7 +235,10 @@ def sparql_figures(servers: list[Server], cases: dict[str, list[str]], repeats: 
     for case, texts in cases.items():
         times: dict[str, list[float]] = {s.name: [] for s in servers}
         rows: dict[str, int] = {}
+        cpu_before: dict[str, float] = {}
         for i in range(repeats + 5):
+            if i == 5:
+                cpu_before = {s.name: s.cpu_s() for s in servers}
             text = texts[i % len(texts)]
             path = "/sparql?" + urllib.parse.urlencode({"query": text})
             order = servers if i % 2 == 0 else list(reversed(servers))
@@ -248,9 +251,10 @@ def sparql_figures(servers: list[Server], cases: dict[str, list[str]], repeats: 
                 if i >= 5:
                     times[server.name].append(elapsed)
                 rows[server.name] = len(json.loads(body)["results"]["bindings"])
+        cpu = {s.name: (s.cpu_s() - cpu_before[s.name]) / repeats * 1000 for s in servers}
         medians = {name: statistics.median(t) for name, t in times.items()}
-        out[case] = {"median_ms": medians, "rows": rows}
-        shown = "  ".join(f"{n} {m:.2f} ms" for n, m in medians.items())
+        out[case] = {"median_ms": medians, "rows": rows, "cpu_ms": cpu}
+        shown = "  ".join(f"{n} {m:.2f} ms (CPU {cpu[n]:.2f})" for n, m in medians.items())
         print(f"  {case:<32} rows {rows.get('oxigraph')}: {shown}", flush=True)
     for conn in conns.values():
         conn.close()
@@ -407,14 +411,27 @@ def markdown(result: Json, args: argparse.Namespace, started: datetime) -> str:
     ]
     if "sparql" in result:
         names = list(next(iter(result["sparql"].values()))["median_ms"])
+        others = [n for n in names if n != "oxigraph"]
         lines += [
-            "| `/sparql`, median ms | rows | " + " | ".join(names) + " | ratio new / oxigraph |",
-            "|---|---|" + "---|" * len(names) + "---|",
+            "| `/sparql`, median ms | rows | "
+            + " | ".join(names)
+            + " | "
+            + " | ".join(f"{n} / oxigraph" for n in others)
+            + " |",
+            "|---|---|" + "---|" * (len(names) + len(others)),
         ]
         for case, fig in result["sparql"].items():
             m = fig["median_ms"]
             cells = " | ".join(f"{m[n]:.2f}" for n in names)
-            lines.append(f"| {case} | {fig['rows'].get('oxigraph')} | {cells} | ×{m['new'] / m['oxigraph']:.2f} |")
+            ratios = " | ".join(f"×{m[n] / m['oxigraph']:.2f}" for n in others)
+            lines.append(f"| {case} | {fig['rows'].get('oxigraph')} | {cells} | {ratios} |")
+        lines += [
+            "",
+            "| `/sparql`, CPU ms a request (server and its workers) | " + " | ".join(names) + " |",
+            "|---|" + "---|" * len(names),
+        ]
+        for case, fig in result["sparql"].items():
+            lines.append(f"| {case} | " + " | ".join(f"{fig['cpu_ms'][n]:.2f}" for n in names) + " |")
         lines.append("")
     if "pages" in result:
         names = list(result["pages"])

@@ -485,6 +485,7 @@ class QueryPool:
         the pipe, with no thread in between (a thread waits only when no worker is idle). The
         same limits, errors and worker replacement as ``run``; a caller cancelled while waiting
         (its client gone) kills the worker, whose answer nobody would read."""
+
         deadline = (time.monotonic() if started is None else started) + timeout_s
         with self._changed:
             if self._closed:
@@ -503,6 +504,7 @@ class QueryPool:
                 self._inside -= 1
 
     async def _ask_async(self, worker: _Worker, job: QueryJob, deadline: float, timeout_s: float) -> Answer:
+
         try:
             worker.conn.send(job)
             with anyio.fail_after(max(0.0, deadline - time.monotonic())):
