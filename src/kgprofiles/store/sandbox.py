@@ -51,7 +51,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
-import anyio
 import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
@@ -485,6 +484,7 @@ class QueryPool:
         the pipe, with no thread in between (a thread waits only when no worker is idle). The
         same limits, errors and worker replacement as ``run``; a caller cancelled while waiting
         (its client gone) kills the worker, whose answer nobody would read."""
+        import anyio  # (not in query workers, which never run this)
 
         deadline = (time.monotonic() if started is None else started) + timeout_s
         with self._changed:
@@ -504,6 +504,7 @@ class QueryPool:
                 self._inside -= 1
 
     async def _ask_async(self, worker: _Worker, job: QueryJob, deadline: float, timeout_s: float) -> Answer:
+        import anyio
 
         try:
             worker.conn.send(job)
