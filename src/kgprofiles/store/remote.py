@@ -7,19 +7,30 @@ Requirements on the server:
   (Oxigraph: ``oxigraph serve --union-default-graph``; Fuseki/TDB2: ``tdb2:unionDefaultGraph
   true``; GraphDB and Virtuoso do this by default for queries without FROM). kgprofiles only
   ever writes named graphs.
-* It must run one update request as one transaction (Oxigraph, Fuseki and GraphDB do); that is
-  what makes ``replace_graphs`` atomic.
+* The server is of a known kind (``server_kinds.py``): oxigraph, virtuoso, fuseki, graphdb or
+  generic. A kind that runs one update request as one transaction (Oxigraph, Fuseki, GraphDB) gets
+  the atomic replace below; the others (Virtuoso, generic) get the verified replace
+  (``_replace_verified``): staged and read back, old graphs backed up and read back, swapped,
+  read back, restored from the backups on any failure.
 
 Endpoints. ``query_endpoint`` is required. When the update or Graph Store endpoint is not given,
-it is derived from the query endpoint: a last path segment ``query`` or ``sparql`` is replaced by
-``update`` and ``store`` (Oxigraph: ``<base>/query``, ``<base>/update``, ``<base>/store``);
-otherwise the update endpoint is the query endpoint itself and there is no Graph Store endpoint,
-so writing graphs raises a StoreError that asks for one.
+it is the kind's, from the query endpoint (oxigraph and generic: a last path segment ``query`` or
+``sparql`` replaced by ``update`` and ``store``; Virtuoso: ``/sparql`` and ``/sparql-graph-crud``,
+``/sparql-auth`` and ``/sparql-graph-crud-auth`` with credentials); with none, writing graphs
+raises a StoreError that asks for one. Credentials (``credentials.py``) answer the server's Basic
+or Digest challenge on every request.
+
+Answers are read whole: a SELECT the server cut at its cap (its header, or as many rows as the
+``max_rows`` it was said to have) is read again page by page (``paging.py``), except a user's query
+(``query_as_answered``), which comes back with ``capped_at`` set. JSON results are read by
+``results.py`` (lenient, checked); booleans come back canonical; the server's own graphs are kept
+out of listings, quads and (Virtuoso) the default graph.
 
 How each operation travels:
 
 * queries go through SPARQLWrapper (POST, form-encoded, content negotiation only) and come back as
-  SPARQL JSON results (SELECT, ASK) or N-Triples (CONSTRUCT, DESCRIBE), parsed by pyoxigraph;
+  SPARQL JSON results (SELECT, ASK; read by ``results.py``) or N-Triples (CONSTRUCT, DESCRIBE),
+  parsed by pyoxigraph;
 * answers are untrusted: each is read up to ``max_answer_bytes`` (default 200 MB, then a
   RemoteError), RDF/XML is never asked for and refused if sent (its entities expand: 927 bytes
   can become gigabytes), and SPARQL XML results with a DOCTYPE or ENTITY declaration are refused
@@ -42,7 +53,7 @@ blank nodes read from the store can be used in later queries. Inside SPARQL run 
 such nodes are IRIs (``isBlank`` is false for them). Blank nodes the server creates itself (an
 update with ``INSERT DATA { _:b … }``) are not skolemized and cannot be bound.
 
-Atomic replacement (``replace_graphs``): each new graph is PUT whole into its own staging graph
+Atomic replacement (``replace_graphs`` on a transactional kind): each new graph is PUT whole into its own staging graph
 ``https://w3id.org/kgprofiles/graph/staging/<token>/<n>``; then ONE update request does, for each
 target, ``DROP SILENT GRAPH <target> ; MOVE <staging> TO <target>`` and drops the ``drop`` graphs.
 MOVE is not SILENT, so a staging graph gone missing fails the whole request instead of emptying a
