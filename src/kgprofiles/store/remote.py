@@ -73,6 +73,7 @@ not be atomic across graphs, ~8 s).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import re
@@ -99,7 +100,7 @@ from kgprofiles.store.binding import (
     query_prologue,
     sparql_form,
 )
-from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, opener_for
+from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, digest_of, opener_for
 from kgprofiles.store.guard import check_query, names_dataset
 from kgprofiles.store.oxigraph import (
     STAGING_GRAPH_PREFIX,
@@ -564,9 +565,12 @@ class RemoteStore:
         backups: dict[str, str] = {}
         try:
             previous = self._contents(touched)
-            backups = {g: f"{BACKUP_GRAPH_PREFIX}{token}/{n}" for n, g in enumerate(touched) if g in previous}
+            # the backup's name says whose it is: <backup/token/the target's IRI, percent-encoded>
+            backups = {
+                g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in previous
+            }
             if backups:
-                self._post_update(SparqlText.of(" ;\n".join(f"COPY <{g}> TO <{b}>" for g, b in backups.items())))
+                self._post_updates([f"COPY <{g}> TO <{b}>" for g, b in backups.items()])
                 kept = self._contents(list(backups.values()))
                 for graph, backup in backups.items():
                     _verify(f"the backup of <{graph}>", kept.get(backup, frozenset()), previous[graph])
@@ -574,7 +578,7 @@ class RemoteStore:
             self._discard([*[s for s in staged.values() if s], *backups.values()], exc)
             raise
         try:
-            self._post_update(SparqlText.of(_swap_request(staged, dropped)))
+            self._post_updates(_swap_operations(staged, dropped))
             after = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> after the swap", after.get(graph, frozenset()), new.get(graph, frozenset()))
@@ -596,7 +600,7 @@ class RemoteStore:
         operations = [f"DROP SILENT GRAPH <{g}>" for g in touched]
         operations += [f"COPY <{b}> TO <{g}>" for g, b in backups.items()]
         try:
-            self._post_update(SparqlText.of(" ;\n".join(operations)))
+            self._post_updates(operations)
             now = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> restored", now.get(graph, frozenset()), previous.get(graph, frozenset()))
@@ -623,7 +627,7 @@ class RemoteStore:
         if not graphs:
             return
         try:
-            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in graphs)))
+            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in graphs])
         except KgError as exc:
             if isinstance(cause, KgError):
                 note = f"staging graphs may remain on the server ({exc.message}); the next write removes them"
@@ -643,7 +647,7 @@ class RemoteStore:
         ``backups()``). Only safe while no other client is replacing graphs."""
         staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g))]
         if staging:
-            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging)))
+            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in staging])
         return staging
 
     def backups(self) -> list[str]:
@@ -682,6 +686,8 @@ class RemoteStore:
         missing_ok: bool = False,
     ) -> tuple[int, str, bytes]:
         """One HTTP request: (status, content type, body), or QueryError/RemoteError."""
+        if body is not None and len(body) > _PRIME_ABOVE:
+            self._prime_digest(url)
         request = urllib.request.Request(url, data=body, method=method)
         request.add_header("User-Agent", USER_AGENT)
         if content_type:
@@ -698,6 +704,22 @@ class RemoteStore:
             raise self._http_error(url, exc, text) from exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             raise _unreachable(url, exc, self.timeout_s) from exc
+
+    def _prime_digest(self, url: str) -> None:
+        """Learn the server's Digest challenge with a small request first, so that a large body
+        goes out signed (``credentials.PreemptiveDigest``)."""
+        digest = digest_of(self._opener)
+        if digest is None or digest.primed:
+            return
+        with contextlib.suppress(urllib.error.URLError, OSError, http.client.HTTPException):
+            self._opener.open(urllib.request.Request(url, method="HEAD"), timeout=self.timeout_s).close()
+
+    def _post_updates(self, operations: list[str]) -> None:
+        """Update operations in requests of at most ``_OPERATIONS_PER_REQUEST`` (Virtuoso refuses
+        a request of a thousand: "Query too large"); only where a request is not one transaction
+        anyway."""
+        for at in range(0, len(operations), _OPERATIONS_PER_REQUEST):
+            self._post_update(SparqlText.of(" ;\n".join(operations[at : at + _OPERATIONS_PER_REQUEST])))
 
     def _http_error(self, url: str, exc: urllib.error.HTTPError, text: SparqlText | None) -> KgError:
         try:
@@ -722,6 +744,10 @@ class RemoteStore:
 
 #: Reads of graph contents name at most this many graphs in one query.
 _GRAPHS_PER_READ = 200
+#: Update operations in one request, where requests are not transactions anyway.
+_OPERATIONS_PER_REQUEST = 100
+#: A body larger than this goes out signed (Digest learnt first).
+_PRIME_ABOVE = 64 * 1024
 _ALL_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 #: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
 _GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
@@ -750,13 +776,18 @@ def is_internal(graph: str) -> bool:
 
 def _swap_request(staged: Mapping[str, str | None], dropped: Iterable[str]) -> str:
     """The one update that moves the staged graphs into place and drops the others."""
+    return " ;\n".join(_swap_operations(staged, dropped))
+
+
+def _swap_operations(staged: Mapping[str, str | None], dropped: Iterable[str]) -> list[str]:
+    """The operations that move the staged graphs into place and drop the others."""
     operations: list[str] = []
     for target, staging in staged.items():
         operations.append(f"DROP SILENT GRAPH {graph_node(target)}")
         if staging:
             operations.append(f"MOVE {graph_node(staging)} TO {graph_node(target)}")
     operations += [f"DROP SILENT GRAPH {graph_node(graph)}" for graph in dropped]
-    return " ;\n".join(operations)
+    return operations
 
 
 def _unskolemize_rows(result: SelectResult) -> SelectResult:
