@@ -110,7 +110,7 @@ from kgprofiles.store.oxigraph import (
     is_staging,
     serialize_dataset,
 )
-from kgprofiles.store.paging import PagingError, paged_query
+from kgprofiles.store.paging import COUNTED, PagingError, count_query, paged_query
 from kgprofiles.store.results import (
     ask_answer,
     boolean_variables,
@@ -387,22 +387,53 @@ class RemoteStore:
         return None
 
     def _read_pages(self, sent: str, first: SelectResult, cap: int, raw: bool) -> SelectResult:
+        """Every row of a SELECT the server cut at ``cap``: page by page in a stable order, or,
+        past the rows the server will sort (``kind.sorted_rows_limit``), unordered pages whose
+        rows must add up to the query's count."""
+        total: int | None = None
+        ordered = True
+        if self.kind.sorted_rows_limit is not None:
+            total = self._count_rows(sent)
+            ordered = total <= self.kind.sorted_rows_limit
         rows: list[dict[str, Term]] = []
         while True:
             try:
-                text = paged_query(sent, first.variables, cap, len(rows))
+                text = paged_query(sent, first.variables, cap, len(rows), ordered=ordered)
             except PagingError as exc:
                 raise RemoteError(
                     f"{self.query_endpoint} cut the answer at {cap} rows, and it cannot be read in pages: {exc}",
-                    "raise the server's result cap (Virtuoso: ResultSetMaxRows in virtuoso.ini)",
+                    "raise the server's result cap (Virtuoso: ResultSetMaxRows and MaxSortedTopRows in virtuoso.ini)",
                 ) from exc
-            content_type, body, _ = self._post_query(text, "SELECT", None)
+            try:
+                content_type, body, _ = self._post_query(text, "SELECT", None)
+            except RemoteError as exc:
+                if ordered and total is not None and _SORT_REFUSED in exc.message:
+                    ordered, rows = False, []  # the server sorts fewer rows than its kind says
+                    continue
+                raise
             page = self._parse_answer(content_type, body, raw=raw)
             if not isinstance(page, SelectResult):
                 raise RemoteError(f"{self.query_endpoint} answered a page of a SELECT with something else")
             rows += page.rows
             if len(page.rows) < cap:
-                return SelectResult(first.variables, tuple(rows))
+                break
+        if total is not None and len(rows) != total:
+            raise RemoteError(
+                f"{self.query_endpoint} gave {len(rows)} rows in pages of {cap} where the query has {total}",
+                "the data changed while it was read, or the server pages unstably: try again",
+            )
+        return SelectResult(first.variables, tuple(rows))
+
+    def _count_rows(self, sent: str) -> int:
+        try:
+            content_type, body, _ = self._post_query(count_query(sent), "SELECT", None)
+        except PagingError as exc:
+            raise RemoteError(f"cannot count the rows of a query cut at the server's cap: {exc}") from exc
+        counted = self._parse_answer(content_type, body, raw=True)
+        value = counted.rows[0].get(COUNTED) if isinstance(counted, SelectResult) and counted.rows else None
+        if not isinstance(value, ox.Literal) or not value.value.isdigit():
+            raise RemoteError(f"{self.query_endpoint} did not count the rows of a query it cut")
+        return int(value.value)
 
     def _select_rows(self, sparql: str, raw: bool = False) -> SelectResult:
         result = self._query(sparql, None, complete=True, raw=raw)
@@ -744,6 +775,8 @@ class RemoteStore:
 
 #: Reads of graph contents name at most this many graphs in one query.
 _GRAPHS_PER_READ = 200
+#: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
+_SORT_REFUSED = "Sorted TOP clause"
 #: Update operations in one request, where requests are not transactions anyway.
 _OPERATIONS_PER_REQUEST = 100
 #: A body larger than this goes out signed (Digest learnt first).
