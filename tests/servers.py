@@ -195,6 +195,7 @@ DirsAllowed        = {dir}
 NumberOfBuffers    = 10000
 MaxDirtyBuffers    = 6000
 ThreadsPerQuery    = 2
+MaxSortedTopRows   = {max_rows}
 MaxClientConnections = 8
 
 [HTTPServer]
@@ -223,7 +224,8 @@ class VirtuosoServer:
     """One ``virtuoso-t`` over a scratch database directory with its own virtuoso.ini, on
     127.0.0.1 (free HTTP and SQL ports), with a user ``VIRTUOSO_USER`` who may update through
     ``/sparql-auth`` and ``/sparql-graph-crud-auth`` (HTTP Digest); the anonymous ``/sparql``
-    only reads. ``max_rows`` is the server's result cap (``ResultSetMaxRows``)."""
+    only reads. ``max_rows`` is the server's result cap (``ResultSetMaxRows``) and the rows it
+    sorts at most for ORDER BY with LIMIT/OFFSET (``MaxSortedTopRows``)."""
 
     def __init__(self, directory: Path, max_rows: int = 10_000) -> None:
         self.directory = directory

@@ -14,7 +14,7 @@ from kgprofiles.config import load_settings
 from kgprofiles.errors import InputError
 from kgprofiles.store.base import SelectResult
 from kgprofiles.store.credentials import Credentials, credentials_from
-from kgprofiles.store.paging import PagingError, paged_query
+from kgprofiles.store.paging import PagingError, count_query, paged_query
 from kgprofiles.store.remote import RemoteStore
 from kgprofiles.store.results import boolean_variables, normalise_booleans, read_json_results
 from kgprofiles.store.server_kinds import server_kind
@@ -109,6 +109,14 @@ def test_a_select_is_paged_in_a_stable_order() -> None:
     assert paged_query(plain, ("g",), 10, 0) == (
         "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } }\nORDER BY ?g\nLIMIT 10 OFFSET 0\nVALUES ?g { <http://e/g> }"
     )
+    assert paged_query(plain, ("g",), 10, 20, ordered=False) == (
+        "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } }\nLIMIT 10 OFFSET 20\nVALUES ?g { <http://e/g> }"
+    )
+    assert count_query("PREFIX x: <http://e/>\nSELECT ?a WHERE { ?a x:p ?b }") == (
+        "PREFIX x: <http://e/>\nSELECT (COUNT(*) AS ?kgprofilesRows) WHERE {\nSELECT ?a WHERE { ?a x:p ?b }\n}"
+    )
+    with pytest.raises(PagingError, match="its own ORDER BY"):
+        paged_query(sent, ("a", "b"), 500, 20000, ordered=False)
     with pytest.raises(PagingError, match="its own LIMIT"):
         paged_query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 20000", ("s",), 500, 0)
 

@@ -27,6 +27,7 @@ EX = "http://example.org/"
 G1 = "https://w3id.org/kgprofiles/graph/file/people/ada.ttl"
 G2 = "https://w3id.org/kgprofiles/graph/file/people/grace.ttl"
 G3 = "https://w3id.org/kgprofiles/graph/inferred"
+PROJECT_GRAPHS = "https://w3id.org/kgprofiles/graph/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 NAME = ox.NamedNode("http://schema.org/name")
@@ -149,7 +150,10 @@ def test_queries_see_the_union_of_the_named_graphs(loaded: Store) -> None:
     path = select(loaded, f"SELECT ?c WHERE {{ <{ADA.value}> <{KNOWS.value}>/<{KNOWS.value}> ?c }}")
     assert [row["c"] for row in path] == [ALAN]  # ada→grace in one graph, grace→alan in the other
     by_graph = select(loaded, "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g")
-    assert [(row["g"].value, row["n"].value) for row in by_graph] == [(G1, "3"), (G2, "2")]
+    # (Virtuoso's own graphs are there too: the store's reads name kgp: terms or filter them out;
+    # a user's query is kept from them by the server, see test_virtuoso.py)
+    ours = [(row["g"].value, row["n"].value) for row in by_graph if row["g"].value.startswith(PROJECT_GRAPHS)]
+    assert ours == [(G1, "3"), (G2, "2")]
 
 
 @pytest.mark.parametrize(

@@ -109,6 +109,8 @@ def test_virtuoso_own_graphs_stay_out_of_the_default_graph_and_the_graph_list(
     assert on_virtuoso == kg("query", "-e", count, "-f", "csv", "--store", str(seed_store_dir))
     store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
     assert store.graphs() and all(g.startswith("https://w3id.org/kgprofiles/graph/") for g in store.graphs())
+    listed = store.query_as_answered("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")  # a user's query
+    assert sorted(row["g"].value for row in listed) == store.graphs()  # type: ignore[union-attr]
     assert store.query("ASK { ?s ?p ?o }") is True
 
 

@@ -3,6 +3,7 @@ ones no reader holds, publish an older good one again."""
 
 from __future__ import annotations
 
+import urllib.parse
 from pathlib import Path
 from typing import Annotated
 
@@ -133,6 +134,9 @@ def _purge_remote(settings: Settings) -> None:
     for graph in dropped:
         typer.echo(f"dropped {graph}")
     typer.echo(f"dropped {len(dropped)} staging graph(s) on {settings.endpoint}")
+    for backup in remote.backups():
+        target = urllib.parse.unquote(backup.rsplit("/", 1)[1])
+        typer.echo(f"kept {backup}: what <{target}> held before a write that could not restore it")
 
 
 @store_app.command("use")

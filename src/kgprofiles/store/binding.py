@@ -152,7 +152,6 @@ class SparqlText:
 
         return re.sub(r"line (\d+), column (\d+)", relocate, message)
 
-
     def _explain(self, message: str, line: int, column: int) -> str:
         if "Prefix not found" in message or "prefix not found" in message.lower():
             prefix = _prefix_at(self.original.split("\n")[line - 1], column)

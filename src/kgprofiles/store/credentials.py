@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kgprofiles.errors import InputError
 
-__all__ = ["PASSWORD_ENV", "USER_ENV", "Credentials", "credentials_from", "opener_for"]
+__all__ = ["PASSWORD_ENV", "USER_ENV", "Credentials", "PreemptiveDigest", "credentials_from", "digest_of", "opener_for"]
 
 USER_ENV = "KGPROFILES_SERVER_USER"
 PASSWORD_ENV = "KGPROFILES_SERVER_PASSWORD"
@@ -74,14 +74,50 @@ def check_endpoint_url(url: str) -> None:
         raise InputError("an endpoint URL may not hold credentials", NEEDED_HINT)
 
 
+class PreemptiveDigest(urllib.request.HTTPDigestAuthHandler):
+    """Digest that, once the server has challenged, signs every later request before sending it.
+
+    urllib answers each challenge after the fact: the request goes out without credentials, the
+    server answers 401, the request goes again. With a large body (a graph PUT) the server may
+    answer 401 and close the connection while the body is still being sent ("Broken pipe", seen
+    with Virtuoso). ``primed`` says whether a challenge is known; ``RemoteStore`` primes it with a
+    small request before sending a large one."""
+
+    def __init__(self, passwords: urllib.request.HTTPPasswordMgr) -> None:
+        super().__init__(passwords)
+        self.challenge: dict[str, str] | None = None
+
+    @property
+    def primed(self) -> bool:
+        return self.challenge is not None
+
+    def retry_http_digest_auth(self, req: urllib.request.Request, auth: str) -> object:
+        _, challenge = auth.split(" ", 1)
+        self.challenge = urllib.request.parse_keqv_list([p for p in urllib.request.parse_http_list(challenge) if p])
+        return super().retry_http_digest_auth(req, auth)
+
+    def http_request(self, req: urllib.request.Request) -> urllib.request.Request:
+        if self.challenge is not None and not req.has_header("Authorization"):
+            signed = self.get_authorization(req, self.challenge)
+            if signed:
+                req.add_unredirected_header("Authorization", f"Digest {signed}")
+        return req
+
+    https_request = http_request
+
+
 def opener_for(url: str, credentials: Credentials | None) -> urllib.request.OpenerDirector:
     """An opener that answers the server's Basic or Digest challenge with ``credentials``, for
-    ``url``'s scheme, host and port only."""
+    ``url``'s scheme, host and port only (Digest: signing ahead once challenged)."""
     if credentials is None:
         return urllib.request.build_opener()
     parts = urllib.parse.urlsplit(url)
     passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
     passwords.add_password(None, f"{parts.scheme}://{parts.netloc}/", credentials.user, credentials.password)
-    return urllib.request.build_opener(
-        urllib.request.HTTPDigestAuthHandler(passwords), urllib.request.HTTPBasicAuthHandler(passwords)
-    )
+    return urllib.request.build_opener(PreemptiveDigest(passwords), urllib.request.HTTPBasicAuthHandler(passwords))
+
+
+def digest_of(opener: urllib.request.OpenerDirector) -> PreemptiveDigest | None:
+    """The opener's signing Digest handler, if it has one."""
+    handlers = getattr(opener, "handlers", [])  # (an attribute urllib does not declare)
+    return next((h for h in handlers if isinstance(h, PreemptiveDigest)), None)

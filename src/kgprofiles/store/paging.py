@@ -5,7 +5,10 @@ and says so only in a header, or not at all. ``paged_query`` rewrites a SELECT i
 stable order: its own ``ORDER BY`` (if any) with every projected variable added as a tie-break,
 then ``LIMIT``/``OFFSET``; reading page after page until one is short gives every row, in the
 query's own order where it has one. A query with its own LIMIT or OFFSET cannot be paged this way
-(``PagingError``).
+(``PagingError``). A server that will not sort past a number of rows (Virtuoso: MaxSortedTopRows,
+10,000 by default: "Sorted TOP clause specifies more then 20000 rows") is read past it in pages
+without ORDER BY, and the rows are counted against ``count_query``: a read that does not add up
+is an error, never a short answer.
 """
 
 from __future__ import annotations
@@ -13,16 +16,21 @@ from __future__ import annotations
 from kgprofiles.sparql_lexer import Token, scan
 from kgprofiles.store.binding import where_group_start
 
-__all__ = ["PagingError", "paged_query"]
+__all__ = ["PagingError", "count_query", "paged_query"]
+
+#: The variable ``count_query`` binds.
+COUNTED = "kgprofilesRows"
 
 
 class PagingError(ValueError):
     """The query cannot be read page by page."""
 
 
-def paged_query(sent: str, variables: tuple[str, ...], limit: int, offset: int) -> str:
+def paged_query(sent: str, variables: tuple[str, ...], limit: int, offset: int, *, ordered: bool = True) -> str:
     """``sent`` (a SELECT, as sent to the server) as the page ``offset``..``offset+limit`` of a
-    stable order (module docstring)."""
+    stable order (module docstring). ``ordered=False``: no ORDER BY is added (for a server that
+    will not sort past a limit, Virtuoso's MaxSortedTopRows; the caller then checks the rows
+    against ``count_query``); a query with an ORDER BY of its own cannot be paged so."""
     if not variables:
         raise PagingError("the query projects no variable to order by")
     start = where_group_start(sent)
@@ -38,10 +46,14 @@ def paged_query(sent: str, variables: tuple[str, ...], limit: int, offset: int) 
     values_at = next((t.start for t in tail if t.keyword == "VALUES"), len(sent))
     modifiers = sent[close:values_at].rstrip()
     order_at = next((i for i, t in enumerate(tail) if t.keyword == "ORDER"), None)
+    if not ordered:
+        if order_at is not None:
+            raise PagingError("the query has its own ORDER BY, which the server will not sort this far")
+        return f"{sent[:close]}{modifiers}\nLIMIT {limit} OFFSET {offset}\n{sent[values_at:]}"
     # a variable the ORDER BY already names is not named again: Virtuoso 7 pages wrongly (rows
     # repeated, others missing) when an ORDER BY names a variable twice
-    ordered = {t.text[1:] for t in tail[order_at:] if t.kind == "var"} if order_at is not None else set()
-    ties = " ".join(f"?{name}" for name in variables if name not in ordered)
+    named = {t.text[1:] for t in tail[order_at:] if t.kind == "var"} if order_at is not None else set()
+    ties = " ".join(f"?{name}" for name in variables if name not in named)
     if order_at is None:
         modifiers = f"{modifiers}\nORDER BY {ties}"
     elif ties:
@@ -68,3 +80,12 @@ def _after_group(sent: str, open_at: int) -> tuple[int, list[Token]] | None:
             if depth == 0:
                 close = token.end
     return None if close is None else (close, tail)
+
+
+def count_query(sent: str) -> str:
+    """How many rows ``sent`` (a SELECT, as sent) has: ``SELECT (COUNT(*) AS ?kgprofilesRows)``
+    over it as a subquery (its prologue kept in front)."""
+    select = next((t for t in scan(sent) if t.keyword == "SELECT" and t.depth == 0), None)
+    if select is None:
+        raise PagingError("not a SELECT")
+    return f"{sent[: select.start]}SELECT (COUNT(*) AS ?{COUNTED}) WHERE {{\n{sent[select.start :]}\n}}"

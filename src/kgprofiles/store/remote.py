@@ -7,19 +7,30 @@ Requirements on the server:
   (Oxigraph: ``oxigraph serve --union-default-graph``; Fuseki/TDB2: ``tdb2:unionDefaultGraph
   true``; GraphDB and Virtuoso do this by default for queries without FROM). kgprofiles only
   ever writes named graphs.
-* It must run one update request as one transaction (Oxigraph, Fuseki and GraphDB do); that is
-  what makes ``replace_graphs`` atomic.
+* The server is of a known kind (``server_kinds.py``): oxigraph, virtuoso, fuseki, graphdb or
+  generic. A kind that runs one update request as one transaction (Oxigraph, Fuseki, GraphDB) gets
+  the atomic replace below; the others (Virtuoso, generic) get the verified replace
+  (``_replace_verified``): staged and read back, old graphs backed up and read back, swapped,
+  read back, restored from the backups on any failure.
 
 Endpoints. ``query_endpoint`` is required. When the update or Graph Store endpoint is not given,
-it is derived from the query endpoint: a last path segment ``query`` or ``sparql`` is replaced by
-``update`` and ``store`` (Oxigraph: ``<base>/query``, ``<base>/update``, ``<base>/store``);
-otherwise the update endpoint is the query endpoint itself and there is no Graph Store endpoint,
-so writing graphs raises a StoreError that asks for one.
+it is the kind's, from the query endpoint (oxigraph and generic: a last path segment ``query`` or
+``sparql`` replaced by ``update`` and ``store``; Virtuoso: ``/sparql`` and ``/sparql-graph-crud``,
+``/sparql-auth`` and ``/sparql-graph-crud-auth`` with credentials); with none, writing graphs
+raises a StoreError that asks for one. Credentials (``credentials.py``) answer the server's Basic
+or Digest challenge on every request.
+
+Answers are read whole: a SELECT the server cut at its cap (its header, or as many rows as the
+``max_rows`` it was said to have) is read again page by page (``paging.py``), except a user's query
+(``query_as_answered``), which comes back with ``capped_at`` set. JSON results are read by
+``results.py`` (lenient, checked); booleans come back canonical; the server's own graphs are kept
+out of listings, quads and (Virtuoso) the default graph.
 
 How each operation travels:
 
 * queries go through SPARQLWrapper (POST, form-encoded, content negotiation only) and come back as
-  SPARQL JSON results (SELECT, ASK) or N-Triples (CONSTRUCT, DESCRIBE), parsed by pyoxigraph;
+  SPARQL JSON results (SELECT, ASK; read by ``results.py``) or N-Triples (CONSTRUCT, DESCRIBE),
+  parsed by pyoxigraph;
 * answers are untrusted: each is read up to ``max_answer_bytes`` (default 200 MB, then a
   RemoteError), RDF/XML is never asked for and refused if sent (its entities expand: 927 bytes
   can become gigabytes), and SPARQL XML results with a DOCTYPE or ENTITY declaration are refused
@@ -42,7 +53,7 @@ blank nodes read from the store can be used in later queries. Inside SPARQL run 
 such nodes are IRIs (``isBlank`` is false for them). Blank nodes the server creates itself (an
 update with ``INSERT DATA { _:b … }``) are not skolemized and cannot be bound.
 
-Atomic replacement (``replace_graphs``): each new graph is PUT whole into its own staging graph
+Atomic replacement (``replace_graphs`` on a transactional kind): each new graph is PUT whole into its own staging graph
 ``https://w3id.org/kgprofiles/graph/staging/<token>/<n>``; then ONE update request does, for each
 target, ``DROP SILENT GRAPH <target> ; MOVE <staging> TO <target>`` and drops the ``drop`` graphs.
 MOVE is not SILENT, so a staging graph gone missing fails the whole request instead of emptying a
@@ -62,6 +73,7 @@ not be atomic across graphs, ~8 s).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import re
@@ -88,7 +100,7 @@ from kgprofiles.store.binding import (
     query_prologue,
     sparql_form,
 )
-from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, opener_for
+from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, digest_of, opener_for
 from kgprofiles.store.guard import check_query, names_dataset
 from kgprofiles.store.oxigraph import (
     STAGING_GRAPH_PREFIX,
@@ -98,7 +110,7 @@ from kgprofiles.store.oxigraph import (
     is_staging,
     serialize_dataset,
 )
-from kgprofiles.store.paging import PagingError, paged_query
+from kgprofiles.store.paging import COUNTED, PagingError, count_query, paged_query
 from kgprofiles.store.results import (
     ask_answer,
     boolean_variables,
@@ -321,7 +333,12 @@ class RemoteStore:
             raise QueryError(f"{form} is an update, not a query", "use update() for SPARQL Update")
         bound = {name: skolemize(term) for name, term in check_bindings(bindings).items()}
         text = inline_values(SparqlText.of(sparql), bound)
-        text = text.prepend(self._pragmas(sparql) + query_prologue(sparql))
+        # the server's own graphs: kept out of a user's query by the server (``_pragmas``), out of
+        # the store's own reads by their patterns (kgp: terms) and by filtering (graphs, quads):
+        # Virtuoso's exclusions slow every query down by orders of magnitude as graphs grow
+        # (1,000 people: queries over its 60 s limit)
+        pragmas = "" if complete else self._pragmas(sparql)
+        text = text.prepend(pragmas + query_prologue(sparql))
         content_type, body, cap_said = self._post_query(text.sent, form, text)
         result = self._parse_answer(content_type, body, raw=raw)
         if isinstance(result, SelectResult):
@@ -375,22 +392,53 @@ class RemoteStore:
         return None
 
     def _read_pages(self, sent: str, first: SelectResult, cap: int, raw: bool) -> SelectResult:
+        """Every row of a SELECT the server cut at ``cap``: page by page in a stable order, or,
+        past the rows the server will sort (``kind.sorted_rows_limit``), unordered pages whose
+        rows must add up to the query's count."""
+        total: int | None = None
+        ordered = True
+        if self.kind.sorted_rows_limit is not None:
+            total = self._count_rows(sent)
+            ordered = total <= self.kind.sorted_rows_limit
         rows: list[dict[str, Term]] = []
         while True:
             try:
-                text = paged_query(sent, first.variables, cap, len(rows))
+                text = paged_query(sent, first.variables, cap, len(rows), ordered=ordered)
             except PagingError as exc:
                 raise RemoteError(
                     f"{self.query_endpoint} cut the answer at {cap} rows, and it cannot be read in pages: {exc}",
-                    "raise the server's result cap (Virtuoso: ResultSetMaxRows in virtuoso.ini)",
+                    "raise the server's result cap (Virtuoso: ResultSetMaxRows and MaxSortedTopRows in virtuoso.ini)",
                 ) from exc
-            content_type, body, _ = self._post_query(text, "SELECT", None)
+            try:
+                content_type, body, _ = self._post_query(text, "SELECT", None)
+            except RemoteError as exc:
+                if ordered and total is not None and _SORT_REFUSED in exc.message:
+                    ordered, rows = False, []  # the server sorts fewer rows than its kind says
+                    continue
+                raise
             page = self._parse_answer(content_type, body, raw=raw)
             if not isinstance(page, SelectResult):
                 raise RemoteError(f"{self.query_endpoint} answered a page of a SELECT with something else")
             rows += page.rows
             if len(page.rows) < cap:
-                return SelectResult(first.variables, tuple(rows))
+                break
+        if total is not None and len(rows) != total:
+            raise RemoteError(
+                f"{self.query_endpoint} gave {len(rows)} rows in pages of {cap} where the query has {total}",
+                "the data changed while it was read, or the server pages unstably: try again",
+            )
+        return SelectResult(first.variables, tuple(rows))
+
+    def _count_rows(self, sent: str) -> int:
+        try:
+            content_type, body, _ = self._post_query(count_query(sent), "SELECT", None)
+        except PagingError as exc:
+            raise RemoteError(f"cannot count the rows of a query cut at the server's cap: {exc}") from exc
+        counted = self._parse_answer(content_type, body, raw=True)
+        value = counted.rows[0].get(COUNTED) if isinstance(counted, SelectResult) and counted.rows else None
+        if not isinstance(value, ox.Literal) or not value.value.isdigit():
+            raise RemoteError(f"{self.query_endpoint} did not count the rows of a query it cut")
+        return int(value.value)
 
     def _select_rows(self, sparql: str, raw: bool = False) -> SelectResult:
         result = self._query(sparql, None, complete=True, raw=raw)
@@ -553,9 +601,12 @@ class RemoteStore:
         backups: dict[str, str] = {}
         try:
             previous = self._contents(touched)
-            backups = {g: f"{BACKUP_GRAPH_PREFIX}{token}/{n}" for n, g in enumerate(touched) if g in previous}
+            # the backup's name says whose it is: <backup/token/the target's IRI, percent-encoded>
+            backups = {
+                g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in previous
+            }
             if backups:
-                self._post_update(SparqlText.of(" ;\n".join(f"COPY <{g}> TO <{b}>" for g, b in backups.items())))
+                self._post_updates([f"COPY <{g}> TO <{b}>" for g, b in backups.items()])
                 kept = self._contents(list(backups.values()))
                 for graph, backup in backups.items():
                     _verify(f"the backup of <{graph}>", kept.get(backup, frozenset()), previous[graph])
@@ -563,7 +614,7 @@ class RemoteStore:
             self._discard([*[s for s in staged.values() if s], *backups.values()], exc)
             raise
         try:
-            self._post_update(SparqlText.of(_swap_request(staged, dropped)))
+            self._post_updates(_swap_operations(staged, dropped))
             after = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> after the swap", after.get(graph, frozenset()), new.get(graph, frozenset()))
@@ -585,7 +636,7 @@ class RemoteStore:
         operations = [f"DROP SILENT GRAPH <{g}>" for g in touched]
         operations += [f"COPY <{b}> TO <{g}>" for g, b in backups.items()]
         try:
-            self._post_update(SparqlText.of(" ;\n".join(operations)))
+            self._post_updates(operations)
             now = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> restored", now.get(graph, frozenset()), previous.get(graph, frozenset()))
@@ -612,7 +663,7 @@ class RemoteStore:
         if not graphs:
             return
         try:
-            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in graphs)))
+            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in graphs])
         except KgError as exc:
             if isinstance(cause, KgError):
                 note = f"staging graphs may remain on the server ({exc.message}); the next write removes them"
@@ -632,7 +683,7 @@ class RemoteStore:
         ``backups()``). Only safe while no other client is replacing graphs."""
         staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g))]
         if staging:
-            self._post_update(SparqlText.of(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging)))
+            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in staging])
         return staging
 
     def backups(self) -> list[str]:
@@ -671,6 +722,8 @@ class RemoteStore:
         missing_ok: bool = False,
     ) -> tuple[int, str, bytes]:
         """One HTTP request: (status, content type, body), or QueryError/RemoteError."""
+        if body is not None and len(body) > _PRIME_ABOVE:
+            self._prime_digest(url)
         request = urllib.request.Request(url, data=body, method=method)
         request.add_header("User-Agent", USER_AGENT)
         if content_type:
@@ -687,6 +740,22 @@ class RemoteStore:
             raise self._http_error(url, exc, text) from exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             raise _unreachable(url, exc, self.timeout_s) from exc
+
+    def _prime_digest(self, url: str) -> None:
+        """Learn the server's Digest challenge with a small request first, so that a large body
+        goes out signed (``credentials.PreemptiveDigest``)."""
+        digest = digest_of(self._opener)
+        if digest is None or digest.primed:
+            return
+        with contextlib.suppress(urllib.error.URLError, OSError, http.client.HTTPException):
+            self._opener.open(urllib.request.Request(url, method="HEAD"), timeout=self.timeout_s).close()
+
+    def _post_updates(self, operations: list[str]) -> None:
+        """Update operations in requests of at most ``_OPERATIONS_PER_REQUEST`` (Virtuoso refuses
+        a request of a thousand: "Query too large"); only where a request is not one transaction
+        anyway."""
+        for at in range(0, len(operations), _OPERATIONS_PER_REQUEST):
+            self._post_update(SparqlText.of(" ;\n".join(operations[at : at + _OPERATIONS_PER_REQUEST])))
 
     def _http_error(self, url: str, exc: urllib.error.HTTPError, text: SparqlText | None) -> KgError:
         try:
@@ -711,6 +780,12 @@ class RemoteStore:
 
 #: Reads of graph contents name at most this many graphs in one query.
 _GRAPHS_PER_READ = 200
+#: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
+_SORT_REFUSED = "Sorted TOP clause"
+#: Update operations in one request, where requests are not transactions anyway.
+_OPERATIONS_PER_REQUEST = 100
+#: A body larger than this goes out signed (Digest learnt first).
+_PRIME_ABOVE = 64 * 1024
 _ALL_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
 #: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
 _GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
@@ -739,13 +814,18 @@ def is_internal(graph: str) -> bool:
 
 def _swap_request(staged: Mapping[str, str | None], dropped: Iterable[str]) -> str:
     """The one update that moves the staged graphs into place and drops the others."""
+    return " ;\n".join(_swap_operations(staged, dropped))
+
+
+def _swap_operations(staged: Mapping[str, str | None], dropped: Iterable[str]) -> list[str]:
+    """The operations that move the staged graphs into place and drop the others."""
     operations: list[str] = []
     for target, staging in staged.items():
         operations.append(f"DROP SILENT GRAPH {graph_node(target)}")
         if staging:
             operations.append(f"MOVE {graph_node(staging)} TO {graph_node(target)}")
     operations += [f"DROP SILENT GRAPH {graph_node(graph)}" for graph in dropped]
-    return " ;\n".join(operations)
+    return operations
 
 
 def _unskolemize_rows(result: SelectResult) -> SelectResult:

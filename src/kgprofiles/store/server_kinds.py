@@ -42,6 +42,7 @@ class ServerKind:
     transactional: bool = False
     cap_header: str | None = None
     integer_booleans: bool = False
+    sorted_rows_limit: int | None = None  # rows it sorts at most for ORDER BY … LIMIT/OFFSET
     system_graph_prefixes: tuple[str, ...] = ()
     guarantee: str = ""
 
@@ -88,6 +89,7 @@ KINDS: dict[str, ServerKind] = {
             transactional=False,
             cap_header="X-SPARQL-MaxRows",
             integer_booleans=True,
+            sorted_rows_limit=10_000,  # MaxSortedTopRows
             system_graph_prefixes=(
                 "http://www.openlinksw.com/",
                 "http://www.w3.org/ns/ldp#",

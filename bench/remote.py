@@ -1,0 +1,155 @@
+"""Virtuoso 7 against the embedded store, the same synthetic people, in one run (issue 17).
+
+For each backend, through the `kgprofiles` command (wall time, Python's start-up included):
+build, a one-file `load`, `profile` of one person (with its related people), `related --all`
+and `export --format nq`. Virtuoso runs on 127.0.0.1 with a scratch database, its own ini (the
+default ResultSetMaxRows, 10,000) and the update user of tests/servers.py; it is stopped at the end.
+
+    .venv/bin/python bench/remote.py --people 1000
+    .venv/bin/python bench/remote.py --people 10000 --repeats 1
+
+Appends a dated section to bench/RESULTS.md unless --no-record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+KGPROFILES = Path(sys.executable).with_name("kgprofiles")
+sys.path.insert(0, str(ROOT / "tests"))
+
+from servers import VirtuosoServer  # noqa: E402  (the tests' own server: one way to start one)
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    """The wall time of ``command``; a failure is reported and counted as NaN (the run goes on)."""
+    started = time.monotonic()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.monotonic() - started
+    if done.returncode != 0:
+        print(
+            f"FAILED ({done.returncode}) after {elapsed:.1f} s: {' '.join(command)}\n{done.stderr[-1500:]}", flush=True
+        )
+        return float("nan")
+    return elapsed
+
+
+def data_for(people: int, seed: int) -> Path:
+    data = OUT / "data" / f"people-{people}-seed-{seed}"
+    if not (data / "generator.json").exists():
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "generate.py"),
+                "--people",
+                str(people),
+                "--seed",
+                str(seed),
+                "--out",
+                str(data),
+            ],
+            check=True,
+        )
+    return data
+
+
+def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
+    data = data_for(args.people, args.seed)
+    person = "http://example.org/kgprofiles-synthetic/person/p000007"
+    one_file = sorted((data / "people").glob("*.ttl"))[len(list((data / "people").glob("*.ttl"))) // 2]
+    scratch = Path(tempfile.mkdtemp(prefix="bench-remote-", dir=OUT))
+    figures: dict[str, dict[str, list[float]]] = {}
+    server = VirtuosoServer(scratch / "virtuoso")
+    try:
+        server.start()
+        print(f"virtuoso started in {server.startup_s:.1f} s", flush=True)
+        backends = {
+            "embedded": (["--store", str(scratch / "store")], {}),
+            "virtuoso": (
+                ["--endpoint", server.query_endpoint, "--server-kind", "virtuoso"],
+                server.credentials_env,
+            ),
+        }
+        project = scratch / "project"  # the bundled ontology, shapes and queries; a long query timeout
+        project.mkdir()
+        (project / "kgprofiles.toml").write_text(f'[kgprofiles]\ndata = "{data}"\nquery_timeout_s = {args.timeout}\n')
+        for name, (where, extra) in backends.items():
+            env = {**os.environ, **extra}
+            kg = [str(KGPROFILES), "--project", str(project)]
+            steps = {
+                "build": [*kg, "build", "--quiet", *where],
+                "load 1 file": [*kg, "load", str(one_file), *where],
+                "profile with related": [*kg, "profile", person, *where],
+                "related --all": [*kg, "related", "--all", "-q", "-o", str(scratch / f"{name}.jsonl"), *where],
+                "export nq": [*kg, "export", "--format", "nq", "-o", str(scratch / f"{name}.nq"), *where],
+            }
+            figures[name] = {}
+            for step, command in steps.items():
+                repeats = 1 if step == "build" else args.repeats
+                figures[name][step] = [timed(command, env) for _ in range(repeats)]
+                print(f"{name} {step}: {', '.join(f'{t:.2f}' for t in figures[name][step])} s", flush=True)
+        outputs = [scratch / f"{name}.jsonl" for name in backends]
+        same = all(p.exists() for p in outputs) and outputs[0].read_bytes() == outputs[1].read_bytes()
+        figures["same related --all"] = {"": [float(same)]}
+        print(f"related --all identical on both: {same}", flush=True)
+    finally:
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return figures
+
+
+def record(args: argparse.Namespace, figures: dict[str, dict[str, list[float]]]) -> None:
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"\n## {now} — Virtuoso 7 against the embedded store, {args.people:,} people (issue 17)\n",
+        f"Command: `python bench/remote.py --people {args.people} --repeats {args.repeats}`\n",
+        "Machine: 2 cores shared with other work; Virtuoso 7.2.5 (Debian), default ResultSetMaxRows 10,000; "
+        f"code {commit}. Wall time of each `kgprofiles` command (Python start-up included), median of the "
+        "runs (the runs in brackets).\n",
+        "| step | embedded, s | Virtuoso, s |",
+        "|---|---|---|",
+    ]
+    for step in figures["embedded"]:
+        cells = []
+        for backend in ("embedded", "virtuoso"):
+            runs = figures[backend][step]
+            shown = ", ".join("failed" if t != t else f"{t:.2f}" for t in runs)
+            done = [t for t in runs if t == t]
+            cells.append(f"**{statistics.median(done):.2f}** ({shown})" if done else f"failed ({shown})")
+        lines.append(f"| {step} | {cells[0]} | {cells[1]} |")
+    same = bool(figures["same related --all"][""][0])
+    lines.append(f"\n`related --all` gave the same bytes on both backends: {'yes' if same else 'NO'}.\n")
+    with open(ROOT / "bench" / "RESULTS.md", "a", encoding="utf-8") as results:
+        results.write("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--people", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each step but build (median)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds a query may take (query_timeout_s)")
+    parser.add_argument("--no-record", action="store_true")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    figures = run(args)
+    if not args.no_record:
+        record(args, figures)
+
+
+if __name__ == "__main__":
+    main()
