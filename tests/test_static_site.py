@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from kgprofiles.cli import app as cli
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
+from kgprofiles.export import export_store
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
 from web.server import serving
@@ -105,6 +106,8 @@ def test_pages_are_the_servers_html_with_relative_links(site: Path, settings: Se
 def test_two_builds_write_the_same_bytes(site: Path, seed_store, settings: Settings, tmp_path: Path) -> None:
     build_site(settings, seed_store, tmp_path / "again")
     assert files_of(tmp_path / "again") == files_of(site)
+    for fmt in ("nq", "ttl", "nt", "jsonld"):  # the downloads are the server's, byte for byte
+        assert (site / "downloads" / f"kgprofiles.{fmt}").read_bytes() == export_store(seed_store, fmt)
 
 
 def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:

@@ -222,7 +222,10 @@ def update_index(store: Store, queries_dir: Path, previous: Path | None, path: P
     when a load touches too much (``MAX_UPDATED``), the whole index is written. Returns the
     number of documents re-indexed."""
     things = sorted(set(changed))
-    if previous is None or SearchIndex.open(previous) is None or len(things) > MAX_UPDATED:
+    readable = SearchIndex.open(previous) if previous is not None else None
+    if readable is not None:
+        readable.close()
+    if readable is None or previous is None or len(things) > MAX_UPDATED:
         return write_index(store, queries_dir, path)
     items = set(things)
     linked = get_query(queries_dir, "search-index-linked").text
