@@ -31,7 +31,7 @@ def child(task: str, store: str, out: str) -> dict[str, float]:
     """Run ``task`` in a fresh process; its figures, with its peak memory."""
     answer = subprocess.run(
         [sys.executable, __file__, "--task", task, "--store", store, "--out", out],
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=True,
     )
@@ -52,13 +52,19 @@ def task_index(store_path: str, out: str) -> dict[str, float]:
     index = SearchIndex.open(path)
     assert index is not None
     times = []
+    each: dict[str, list[float]] = {words: [] for words in QUERIES}
     for _ in range(20):
         for words in QUERIES:
             began = time.perf_counter()
             index.search(words)
             times.append(time.perf_counter() - began)
+            each[words].append(times[-1])
     two_word = statistics.median(times)
     totals = {words: index.search(words).total for words in QUERIES}
+    print(
+        "; ".join(f"{w!r}: {totals[w]:,} matches, {statistics.median(s) * 1000:.2f} ms" for w, s in each.items()),
+        file=sys.stderr,
+    )
     return {
         "documents": documents,
         "index_wall_s": wall,
