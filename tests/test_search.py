@@ -119,6 +119,20 @@ def test_accents_and_case_are_folded(settings: Settings) -> None:
         index.close()
 
 
+def test_matches_are_counted_up_to_a_thousand(settings: Settings) -> None:
+    store = OxigraphStore("memory:")
+    people = " ".join(f'<{EX}p{n}> a <{KGP}Person> ; <{KGP}name> "Many {n}" .' for n in range(1002))
+    store.update(f"INSERT DATA {{ GRAPH <{EX}g> {{ {people} }} }}")
+    index = SearchIndex.in_memory(store, settings.queries_dir)
+    try:
+        many = index.search("many", limit=5)
+        assert (many.total, many.more, many.count_text(), len(many.hits)) == (1000, True, "1,000+ results", 5)
+        one = index.search("many 1001")
+        assert (one.total, one.more, one.count_text()) == (1, False, "1 result")
+    finally:
+        index.close()
+
+
 def test_results_are_in_the_same_order_every_time(seed_index: SearchIndex, seed_store, settings: Settings) -> None:
     again = SearchIndex.in_memory(seed_store, settings.queries_dir)
     try:

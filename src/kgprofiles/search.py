@@ -62,6 +62,8 @@ WEIGHTS = (10.0, 8.0, 4.0, 1.0, 2.0, 2.0, 2.0)
 KIND_ORDER = {"person": 0, "organization": 1, "topic": 2, "work": 3}
 #: A load that touches more things than this re-writes the whole index instead of updating it.
 MAX_UPDATED = 20_000
+#: Matches are counted up to this many ("1,000+ results").
+MAX_COUNTED = 1000
 MAX_QUERY_CHARS = 200
 MAX_CHUNKS = 10
 DEFAULT_LIMIT = 50
@@ -88,11 +90,18 @@ class Hit:
 
 @dataclass(frozen=True)
 class Results:
-    """The hits of one search (at most ``limit`` of them) and how many matched in all."""
+    """The hits of one search (at most ``limit`` of them) and how many matched in all: ``total``,
+    counted up to MAX_COUNTED (``more`` says there are more; counting them all costs time)."""
 
     text: str
     total: int
     hits: tuple[Hit, ...]
+    more: bool = False
+
+    def count_text(self) -> str:
+        """"1 result", "12 results", "1,000+ results"."""
+        plus = "+" if self.more else ""
+        return f"{self.total:,}{plus} result{'' if self.total == 1 and not self.more else 's'}"
 
 
 # -------------------------------------------------------------------------- the user's query
@@ -358,8 +367,8 @@ class SearchIndex:
         weights = ", ".join(str(w) for w in WEIGHTS)
         try:
             with self._lock:
-                total = self._connection.execute(
-                    "SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)
+                counted = self._connection.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (expression, MAX_COUNTED + 1)
                 ).fetchone()[0]
                 rows = self._connection.execute(
                     f"""SELECT d.iri, d.kind, d.name, snippet(fts, -1, ?, ?, '…', ?), bm25(fts, {weights}) AS score
@@ -374,7 +383,7 @@ class SearchIndex:
         hits = tuple(
             Hit(iri, kind, name, snippet_parts(snippet), round(score, 6)) for iri, kind, name, snippet, score in rows
         )
-        return Results(text, total, hits)
+        return Results(text, min(counted, MAX_COUNTED), hits, counted > MAX_COUNTED)
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
