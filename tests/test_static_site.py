@@ -127,10 +127,9 @@ def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "site"]  # nothing left beside it
 
 
-def test_the_site_build_command(tmp_path: Path) -> None:
-    store = str(tmp_path / "store")
+def test_the_site_build_command(tmp_path: Path, seed_store_dir: Path) -> None:
+    store = str(seed_store_dir)
     runner = CliRunner()
-    assert runner.invoke(cli, ["--project", str(ROOT), "build", "--store", store, "--quiet"]).exit_code == 0
     result = runner.invoke(
         cli, ["--project", str(ROOT), "site", "build", "--store", store, "--output", str(tmp_path / "s")]
     )
