@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,6 +119,20 @@ def test_accents_and_case_are_folded(settings: Settings) -> None:
         index.close()
 
 
+def test_matches_are_counted_up_to_a_thousand(settings: Settings) -> None:
+    store = OxigraphStore("memory:")
+    people = " ".join(f'<{EX}p{n}> a <{KGP}Person> ; <{KGP}name> "Many {n}" .' for n in range(1002))
+    store.update(f"INSERT DATA {{ GRAPH <{EX}g> {{ {people} }} }}")
+    index = SearchIndex.in_memory(store, settings.queries_dir)
+    try:
+        many = index.search("many", limit=5)
+        assert (many.total, many.more, many.count_text(), len(many.hits)) == (1000, True, "1,000+ results", 5)
+        one = index.search("many 1001")
+        assert (one.total, one.more, one.count_text()) == (1, False, "1 result")
+    finally:
+        index.close()
+
+
 def test_results_are_in_the_same_order_every_time(seed_index: SearchIndex, seed_store, settings: Settings) -> None:
     again = SearchIndex.in_memory(seed_store, settings.queries_dir)
     try:
@@ -226,6 +241,32 @@ def test_a_rejected_build_leaves_the_published_index_as_it_was(built: Settings) 
     finally:
         bad.unlink()
     assert published_index(built) == before and before.read_bytes() == content
+
+
+def test_a_load_updates_the_index_as_a_full_build_would(built: Settings) -> None:
+    """A load re-indexes what its files touch, and the people who show it: Meta's new other name
+    reaches the people with a role at Meta. The result is the index a full build would write."""
+    orgs = built.data_dir / "organizations" / "organizations.ttl"
+    text = orgs.read_text(encoding="utf-8")
+    orgs.write_text(text.replace('kgp:altName "Facebook"', 'kgp:altName "Facebook", "Quokka Example"'))
+    load(built, [orgs])
+    updated = SearchIndex.open(published_index(built))
+    reader = OxigraphStore(built.store, read_only=True)
+    full = SearchIndex.in_memory(reader, built.queries_dir)
+    try:
+        assert updated is not None
+        found = updated.search("quokka")
+        assert [h.name for h in found.hits] == ["Meta", "Horace He"]
+        for words in ("quokka", "pytorch", "horace", "and", "flex", "meta"):
+            assert updated.search(words) == full.search(words), words
+        with sqlite3.connect(published_index(built)) as raw:  # updated in place: new rows after the old
+            (count, last) = raw.execute("SELECT count(*), max(id) FROM docs").fetchone()
+        assert last > count
+    finally:
+        full.close()
+        reader.close()
+        if updated is not None:
+            updated.close()
 
 
 def test_load_publishes_a_new_index_and_a_reader_keeps_its_own(built: Settings) -> None:

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from kgprofiles.cli import app as cli
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
+from kgprofiles.export import export_store
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
 from web.server import serving
@@ -105,6 +106,8 @@ def test_pages_are_the_servers_html_with_relative_links(site: Path, settings: Se
 def test_two_builds_write_the_same_bytes(site: Path, seed_store, settings: Settings, tmp_path: Path) -> None:
     build_site(settings, seed_store, tmp_path / "again")
     assert files_of(tmp_path / "again") == files_of(site)
+    for fmt in ("nq", "ttl", "nt", "jsonld"):  # the downloads are the server's, byte for byte
+        assert (site / "downloads" / f"kgprofiles.{fmt}").read_bytes() == export_store(seed_store, fmt)
 
 
 def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:
@@ -124,10 +127,9 @@ def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "site"]  # nothing left beside it
 
 
-def test_the_site_build_command(tmp_path: Path) -> None:
-    store = str(tmp_path / "store")
+def test_the_site_build_command(tmp_path: Path, seed_store_dir: Path) -> None:
+    store = str(seed_store_dir)
     runner = CliRunner()
-    assert runner.invoke(cli, ["--project", str(ROOT), "build", "--store", store, "--quiet"]).exit_code == 0
     result = runner.invoke(
         cli, ["--project", str(ROOT), "site", "build", "--store", store, "--output", str(tmp_path / "s")]
     )

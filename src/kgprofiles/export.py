@@ -12,6 +12,7 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
@@ -136,6 +137,19 @@ def export_store(store: Store, fmt: str) -> bytes:
     rdf_format = FORMATS[fmt]
     assert rdf_format is not None
     return store.dump(rdf_format)
+
+
+def export_store_to(store: Store, fmt: str, path: Path) -> None:
+    """``export_store`` into the file at ``path``: streamed by an embedded store (the whole graph
+    never in memory), the same bytes either way."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    check_format(fmt)
+    rdf_format = FORMATS[fmt]
+    if isinstance(store, OxigraphStore) and rdf_format is not None:
+        store.dump_to(path, rdf_format)
+    else:
+        path.write_bytes(export_store(store, fmt))
 
 
 def export_profile(store: Store, query: NamedQuery, person: ox.NamedNode, fmt: str) -> bytes:

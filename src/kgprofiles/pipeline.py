@@ -22,8 +22,8 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
-from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, write_index
-from kgprofiles.store import engine
+from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, update_index, write_index
+from kgprofiles.store import engine, generations
 from kgprofiles.store.base import Store
 from kgprofiles.store.generations import fsync_dir
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -460,10 +460,19 @@ def load(
     if store is None and not settings.endpoint and settings.store != MEMORY:
         with (writing or WriteOptions()).writer(settings.store) as writer:
             target = writer.copy_of_current()
+            changed = _things_in(target, files)  # what the files said before the load, and say now
             loader = _load_reference if reference else _load_fast
             report, inferred_count, notes = loader(target, files, settings, timer)
-            with _search_index(settings, target, None, timer, Path(target.location)):
-                writer.publish(target)
+            with timer.stage("index"):
+                previous = generations.current(Path(settings.store))  # the writer lock holds it still
+                update_index(
+                    target,
+                    settings.queries_dir,
+                    previous / INDEX_FILE if previous is not None else None,
+                    Path(target.location) / INDEX_FILE,
+                    changed,
+                )
+            writer.publish(target)
     else:
         own = store is None
         other = open_store(settings) if store is None else store
@@ -486,6 +495,15 @@ def load(
         timer.seconds,
         notes,
     )
+
+
+def _things_in(store: Store, files: Sequence[SourceFile]) -> set[str]:
+    """Every IRI the files' graphs name, in the store now and in the files."""
+    things: set[str] = set()
+    for file in files:
+        for triple in (*(q.triple for q in store.quads(file.graph)), *file.triples):
+            things.update(t.value for t in (triple.subject, triple.object) if isinstance(t, ox.NamedNode))
+    return things
 
 
 def _load_reference(

@@ -38,16 +38,20 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from kgprofiles.config import MEMORY, SearchPath, Settings
 from kgprofiles.errors import InputError, StoreError
-from kgprofiles.queries import select
-from kgprofiles.store.base import Store
+from kgprofiles.queries import get_query, select
+from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.store.binding import bind_rows
 
 INDEX_FILE = "search.sqlite"
 #: The index's layout; an index of another version is not read (a fresh one is made in memory).
@@ -55,17 +59,11 @@ FORMAT = "kgprofiles-search-1"
 #: The indexed columns, and the weight BM25 gives a match in each (names first).
 COLUMNS = ("name", "alt", "headline", "narrative", "works", "orgs", "topics")
 WEIGHTS = (10.0, 8.0, 4.0, 1.0, 2.0, 2.0, 2.0)
-#: The query's result column → the index column.
-_FIELDS = {
-    "names": "name",
-    "alts": "alt",
-    "headlines": "headline",
-    "narratives": "narrative",
-    "works": "works",
-    "orgs": "orgs",
-    "topics": "topics",
-}
 KIND_ORDER = {"person": 0, "organization": 1, "topic": 2, "work": 3}
+#: A load that touches more things than this re-writes the whole index instead of updating it.
+MAX_UPDATED = 20_000
+#: Matches are counted up to this many ("1,000+ results").
+MAX_COUNTED = 1000
 MAX_QUERY_CHARS = 200
 MAX_CHUNKS = 10
 DEFAULT_LIMIT = 50
@@ -92,11 +90,18 @@ class Hit:
 
 @dataclass(frozen=True)
 class Results:
-    """The hits of one search (at most ``limit`` of them) and how many matched in all."""
+    """The hits of one search (at most ``limit`` of them) and how many matched in all: ``total``,
+    counted up to MAX_COUNTED (``more`` says there are more; counting them all costs time)."""
 
     text: str
     total: int
     hits: tuple[Hit, ...]
+    more: bool = False
+
+    def count_text(self) -> str:
+        """"1 result", "12 results", "1,000+ results"."""
+        plus = "+" if self.more else ""
+        return f"{self.total:,}{plus} result{'' if self.total == 1 and not self.more else 's'}"
 
 
 # -------------------------------------------------------------------------- the user's query
@@ -140,24 +145,32 @@ class Document:
 
 
 def documents(store: Store, queries_dir: Path | SearchPath) -> Iterator[Document]:
-    """The index's documents, from ``queries/search-index.rq`` (one row per item)."""
-    seen: set[str] = set()
-    for row in select(store, queries_dir, "search-index"):
-        iri = row["item"].value
-        if iri in seen:  # something of two kinds is indexed once, as the first
+    """The index's documents, from ``queries/search-index.rq`` (flat rows, grouped here), in IRI
+    order. Only people, organisations, topics and works are documents; a work without a short
+    name is named by its title (its title is otherwise one of its other names)."""
+    return _grouped(select(store, queries_dir, "search-index"))
+
+
+def _grouped(rows: Iterable[dict[str, Term]]) -> Iterator[Document]:
+    kinds: dict[str, str] = {}
+    texts: dict[str, dict[str, set[str]]] = {}
+    for row in rows:
+        iri, field, text = row["item"].value, row["field"].value, row["text"].value
+        if field == "kind":
+            if KIND_ORDER.get(text, 9) < KIND_ORDER.get(kinds.get(iri, ""), 10):
+                kinds[iri] = text  # something of two kinds is indexed once, as the first
             continue
-        seen.add(iri)
-        values = {field: _parts(row[field].value if field in row else "") for field in _FIELDS}
-        names = values["names"]
-        name = names[0] if names else iri.rsplit("/", 1)[-1]
-        columns = tuple(_SEPARATOR.join(values[field]) for field in _FIELDS)
-        yield Document(iri, row["kind"].value, name, columns)
-
-
-def _parts(concatenated: str) -> list[str]:
-    """The distinct non-empty values a GROUP_CONCAT joined, cleaned and sorted (its order is the
-    engine's; sorted, the index is the same whatever the engine did)."""
-    return sorted({_CONTROL.sub(" ", part).strip() for part in concatenated.split("\n")} - {""})
+        cleaned = _CONTROL.sub(" ", text).strip()
+        if cleaned:
+            texts.setdefault(iri, {}).setdefault(field, set()).add(cleaned)
+    for iri in sorted(kinds):
+        fields = texts.get(iri, {})
+        titles = fields.get("title", set())
+        names = fields.get("name") or titles
+        values = {"name": names, "alt": fields.get("alt", set()) | (titles - names)}
+        values.update((column, fields.get(column, set())) for column in COLUMNS[2:])
+        name = min(names) if names else iri.rsplit("/", 1)[-1]
+        yield Document(iri, kinds[iri], name, tuple(_SEPARATOR.join(sorted(values[c])) for c in COLUMNS))
 
 
 def _create(connection: sqlite3.Connection, docs: Iterable[Document]) -> int:
@@ -171,16 +184,23 @@ def _create(connection: sqlite3.Connection, docs: Iterable[Document]) -> int:
         """
     )
     connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-    count = 0
-    for count, doc in enumerate(docs, start=1):
-        connection.execute(
-            "INSERT INTO docs VALUES (?, ?, ?, ?, ?)", (count, doc.iri, doc.kind, KIND_ORDER.get(doc.kind, 9), doc.name)
-        )
-        connection.execute(
-            f"INSERT INTO fts (rowid, {columns}) VALUES (?{', ?' * len(COLUMNS)})", (count, *doc.columns)
-        )
+    count = _insert(connection, docs, start=1)
     connection.execute("INSERT INTO fts (fts) VALUES ('optimize')")
     connection.commit()
+    return count
+
+
+def _insert(connection: sqlite3.Connection, docs: Iterable[Document], start: int) -> int:
+    """Add ``docs`` with ids from ``start``; how many."""
+    columns = ", ".join(COLUMNS)
+    count = 0
+    for count, doc in enumerate(docs, start=1):
+        number = start + count - 1
+        order = KIND_ORDER.get(doc.kind, 9)
+        connection.execute("INSERT INTO docs VALUES (?, ?, ?, ?, ?)", (number, doc.iri, doc.kind, order, doc.name))
+        connection.execute(
+            f"INSERT INTO fts (rowid, {columns}) VALUES (?{', ?' * len(COLUMNS)})", (number, *doc.columns)
+        )
     return count
 
 
@@ -196,17 +216,84 @@ def write_index(store: Store, queries_dir: Path | SearchPath, path: Path) -> int
             count = _create(connection, documents(store, queries_dir))
         finally:
             connection.close()
-        fd = os.open(temporary, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        _durable_rename(temporary, path)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot write the search index {path}: {exc}") from exc
     finally:
         temporary.unlink(missing_ok=True)
     return count
+
+
+def update_index(
+    store: Store, queries_dir: Path | SearchPath, previous: Path | None, path: Path, changed: Iterable[str]
+) -> int:
+    """Write the index of ``store`` to ``path`` as ``previous`` (the index before a load) with
+    only what ``changed`` touches re-indexed: each changed thing that is an item, and the items
+    that show its text (``queries/search-index-linked.rq``). Without a readable ``previous``, or
+    when a load touches too much (``MAX_UPDATED``), the whole index is written. Returns the
+    number of documents re-indexed."""
+    things = sorted(set(changed))
+    readable = SearchIndex.open(previous) if previous is not None else None
+    if readable is not None:
+        readable.close()
+    if readable is None or previous is None or len(things) > MAX_UPDATED:
+        return write_index(store, queries_dir, path)
+    items = set(things)
+    linked = get_query(queries_dir, "search-index-linked").text
+    for batch in _batches(things):
+        items.update(row["item"].value for row in _rows(store, bind_rows(linked, "thing", _nodes(batch))))
+    if len(items) > MAX_UPDATED:
+        return write_index(store, queries_dir, path)
+    query = get_query(queries_dir, "search-index").text
+    rows = (row for batch in _batches(sorted(items)) for row in _rows(store, bind_rows(query, "item", _nodes(batch))))
+    docs = list(_grouped(rows))
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copyfile(previous, temporary)
+        connection = sqlite3.connect(temporary)
+        try:
+            connection.execute("PRAGMA journal_mode = OFF")
+            for batch in _batches(sorted(items)):
+                marks = ", ".join("?" * len(batch))
+                ids = [i for (i,) in connection.execute(f"SELECT id FROM docs WHERE iri IN ({marks})", batch)]
+                connection.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
+                connection.executemany("DELETE FROM docs WHERE id = ?", [(i,) for i in ids])
+            (last,) = connection.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()
+            _insert(connection, docs, start=last + 1)
+            connection.commit()
+        finally:
+            connection.close()
+        _durable_rename(temporary, path)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot write the search index {path}: {exc}") from exc
+    finally:
+        temporary.unlink(missing_ok=True)
+    return len(docs)
+
+
+def _batches(values: list[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _nodes(iris: list[str]) -> list[Term]:
+    return [ox.NamedNode(iri) for iri in iris]
+
+
+def _rows(store: Store, sparql: str) -> tuple[dict[str, Term], ...]:
+    result = store.query(sparql)
+    if not isinstance(result, SelectResult):
+        raise StoreError("queries/search-index*.rq must be SELECT queries")
+    return result.rows
+
+
+def _durable_rename(temporary: Path, path: Path) -> None:
+    fd = os.open(temporary, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
 
 
 def index_path(settings: Settings, store: Store) -> Path | None:
@@ -282,8 +369,8 @@ class SearchIndex:
         weights = ", ".join(str(w) for w in WEIGHTS)
         try:
             with self._lock:
-                total = self._connection.execute(
-                    "SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)
+                counted = self._connection.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (expression, MAX_COUNTED + 1)
                 ).fetchone()[0]
                 rows = self._connection.execute(
                     f"""SELECT d.iri, d.kind, d.name, snippet(fts, -1, ?, ?, '…', ?), bm25(fts, {weights}) AS score
@@ -298,7 +385,7 @@ class SearchIndex:
         hits = tuple(
             Hit(iri, kind, name, snippet_parts(snippet), round(score, 6)) for iri, kind, name, snippet, score in rows
         )
-        return Results(text, total, hits)
+        return Results(text, min(counted, MAX_COUNTED), hits, counted > MAX_COUNTED)
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):

@@ -34,7 +34,9 @@ import re
 import shutil
 import unicodedata
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
@@ -42,7 +44,7 @@ import pyoxigraph as ox
 
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
-from kgprofiles.export import MEDIA_TYPES, export_store, rdfxml_problem, serialize_triples, to_rdfxml
+from kgprofiles.export import MEDIA_TYPES, export_store_to, rdfxml_problem, serialize_triples, to_rdfxml
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
 from kgprofiles.queries import get_query
@@ -69,6 +71,8 @@ MEDIA = {
     ".rdf": "application/rdf+xml",
 }
 STATIC_FILES = ("style.css", "search.js")
+#: The JSON-LD download is made in memory (rdflib compacts it): only for graphs up to this size.
+JSONLD_MAX_QUADS = 500_000
 _TOKENS = re.compile(r"[^\W_]+")
 
 
@@ -94,6 +98,14 @@ class _Writer:
         self.root = root
         self.files = 0
         self.bytes = 0
+
+    def file(self, relative: str, make: Callable[[Path], None]) -> None:
+        """A file ``make`` writes itself (a large export, streamed)."""
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        make(path)
+        self.files += 1
+        self.bytes += path.stat().st_size
 
     def write(self, relative: str, content: bytes | str) -> None:
         data = content.encode("utf-8") if isinstance(content, str) else content
@@ -128,9 +140,11 @@ class _Builder:
         )
         self._page("search", page("search.html", "..", q="", results=None, static_search=True))
         self.out.write("search/index.json", search_index(docs))
-        self._page("downloads", page("downloads.html", "..", downloads=DOWNLOADS, media_types=MEDIA_TYPES))
-        for name, (fmt, _) in DOWNLOADS.items():
-            self.out.write(f"downloads/{name}", export_store(self.store, fmt))
+        quads = sum(1 for _ in self.store.quads()) if "jsonld" in (f for f, _ in DOWNLOADS.values()) else 0
+        offered = {name: d for name, d in DOWNLOADS.items() if d[0] != "jsonld" or quads <= JSONLD_MAX_QUADS}
+        self._page("downloads", page("downloads.html", "..", downloads=offered, media_types=MEDIA_TYPES))
+        for name, (fmt, _) in offered.items():
+            self.out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
         self._page(
             "sparql",
             page(

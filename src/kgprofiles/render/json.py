@@ -57,6 +57,7 @@ def search_data(results: Results) -> dict[str, Any]:
     return {
         "query": results.text,
         "total": results.total,
+        "more": results.more,  # more than total matched (counted up to 1,000)
         "hits": [
             {
                 "iri": hit.iri,

@@ -109,13 +109,12 @@ def people(rows: tuple[PersonRow, ...]) -> str:
 
 def search(results: Results) -> str:
     """Search results: one line per hit (kind, name, IRI), its snippet below with matches in [ ]."""
-    total = results.total
-    out = [f"{total} result{'' if total == 1 else 's'} for “{results.text}”"]
+    out = [f"{results.count_text()} for “{results.text}”"]
     for hit in results.hits:
         out.append(f"{hit.kind:<12} {hit.name}  <{hit.iri}>")
         snippet = "".join(f"[{text}]" if matched else text for text, matched in hit.snippet)
         if hit.snippet_text() != hit.name:
             out.append(f"             {snippet}")
-    if len(results.hits) < total:
+    if len(results.hits) < results.total:
         out.append(f"(the first {len(results.hits)} shown; --limit N for more)")
     return "\n".join(out) + "\n"

@@ -296,6 +296,15 @@ class OxigraphStore:
         assert isinstance(triples, ox.QueryTriples)
         return as_bytes(triples.serialize(format=fmt))
 
+    def dump_to(self, path: str | os.PathLike[str], fmt: ox.RdfFormat) -> None:
+        """``dump`` written straight into the file at ``path`` (the same bytes, never all in memory)."""
+        if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
+            self.store.dump(output=str(path), format=fmt)
+            return
+        triples = self.store.query(_UNION_TRIPLES, use_default_graph_as_union=True)
+        assert isinstance(triples, ox.QueryTriples)
+        triples.serialize(output=str(path), format=fmt)
+
     # -- writing ----------------------------------------------------------------------------
 
     def update(self, sparql: str, base_iri: str | None = None) -> None:

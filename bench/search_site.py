@@ -1,0 +1,147 @@
+"""Search and static-site figures over a built store (issue 19): the time to write the search
+index, the median of two-word searches over it, and `kgprofiles site build` time and peak memory.
+
+    .venv/bin/python bench/generate.py --people 10000 --seed 1 --out bench/out/people-10000
+    KGPROFILES_DATA=bench/out/people-10000 .venv/bin/kgprofiles build --store bench/out/store-10000
+    .venv/bin/python bench/search_site.py --store bench/out/store-10000 [--no-site] [--no-record]
+
+Prints the figures and appends a dated section to bench/RESULTS.md (unless --no-record). Each
+measurement runs in a fresh child process, so the peak memory is that task's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERIES = ["synthetic person", "person 12", "topic 7", "organization 3", "synthetic paper", "person synthetic"]
+
+
+def child(task: str, store: str, out: str) -> dict[str, float]:
+    """Run ``task`` in a fresh process; its figures, with its peak memory."""
+    answer = subprocess.run(
+        [sys.executable, __file__, "--task", task, "--store", store, "--out", out],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    return json.loads(answer.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def task_index(store_path: str, out: str) -> dict[str, float]:
+    from kgprofiles.config import load_settings
+    from kgprofiles.search import SearchIndex, write_index
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    settings = load_settings(ROOT, store="memory:")
+    store = OxigraphStore(store_path, read_only=True)
+    path = Path(out) / "search.sqlite"
+    started, cpu = time.perf_counter(), time.process_time()
+    documents = write_index(store, settings.queries_dir, path)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    index = SearchIndex.open(path)
+    assert index is not None
+    times = []
+    each: dict[str, list[float]] = {words: [] for words in QUERIES}
+    for _ in range(20):
+        for words in QUERIES:
+            began = time.perf_counter()
+            index.search(words)
+            times.append(time.perf_counter() - began)
+            each[words].append(times[-1])
+    two_word = statistics.median(times)
+    totals = {words: index.search(words).total for words in QUERIES}
+    print(
+        "; ".join(f"{w!r}: {totals[w]:,} matches, {statistics.median(s) * 1000:.2f} ms" for w, s in each.items()),
+        file=sys.stderr,
+    )
+    return {
+        "documents": documents,
+        "index_wall_s": wall,
+        "index_cpu_s": cpu,
+        "index_mb": path.stat().st_size / 1e6,
+        "search_median_ms": two_word * 1000,
+        "search_p95_ms": sorted(times)[int(len(times) * 0.95)] * 1000,
+        "searches": len(times),
+        "matches_min": min(totals.values()),
+        "matches_max": max(totals.values()),
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def task_site(store_path: str, out: str) -> dict[str, float]:
+    from kgprofiles.config import load_settings
+    from kgprofiles.static_site import build_site
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    settings = load_settings(ROOT, store="memory:")
+    store = OxigraphStore(store_path, read_only=True)
+    target = Path(out) / "site"
+    shutil.rmtree(target, ignore_errors=True)
+    started, cpu = time.perf_counter(), time.process_time()
+    report = build_site(settings, store, target)
+    return {
+        "pages": report.pages,
+        "files": report.files,
+        "site_mb": report.bytes / 1e6,
+        "site_wall_s": time.perf_counter() - started,
+        "site_cpu_s": time.process_time() - cpu,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "search-site"))
+    parser.add_argument("--task", choices=["index", "site"])
+    parser.add_argument("--no-site", action="store_true")
+    parser.add_argument("--no-record", action="store_true")
+    args = parser.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    if args.task:
+        figures = task_index(args.store, args.out) if args.task == "index" else task_site(args.store, args.out)
+        print(json.dumps(figures))
+        return
+    index = child("index", args.store, args.out)
+    site = None if args.no_site else child("site", args.store, args.out)
+    code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    lines = [
+        f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC — search index and static site over {args.store} (issue 19)",
+        "",
+        f"Command: `python bench/search_site.py --store {args.store}`",
+        "",
+        f"Machine: 2 cores shared with other work, Python {platform.python_version()}; code {code.stdout.strip()}."
+        " Wall times on a busy machine; CPU times are the steadier figure.",
+        "",
+        f"- search index: {index['documents']:,.0f} documents, written in {index['index_wall_s']:.1f} s wall"
+        f" ({index['index_cpu_s']:.1f} s CPU), {index['index_mb']:.1f} MB, peak {index['peak_mb']:.0f} MB",
+        f"- search, two-word queries ({', '.join(repr(q) for q in QUERIES)}; {index['searches']:.0f} runs):"
+        f" **median {index['search_median_ms']:.2f} ms**, p95 {index['search_p95_ms']:.2f} ms"
+        f" ({index['matches_min']:,.0f} to {index['matches_max']:,.0f} matches; 50 shown)",
+    ]
+    if site is not None:
+        lines.append(
+            f"- `site build`: {site['pages']:,.0f} pages, {site['files']:,.0f} files, {site['site_mb']:.0f} MB"
+            f" in **{site['site_wall_s']:.0f} s** wall ({site['site_cpu_s']:.0f} s CPU),"
+            f" peak **{site['peak_mb']:.0f} MB**"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.no_record:
+        with open(ROOT / "bench" / "RESULTS.md", "a", encoding="utf-8") as results:
+            results.write("\n" + text)
+
+
+if __name__ == "__main__":
+    main()
