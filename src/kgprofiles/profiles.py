@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
+_STATUS_ORDER = {str(KGP.Current): 0, str(KGP.Former): 1, str(KGP.NotConfirmedCurrent): 2}
 
 
 class NotFound(InputError):
@@ -102,6 +103,9 @@ class Workplace:
 
 @dataclass(frozen=True)
 class SourceItem:
+    """One entry of a profile's numbered source list. ``url`` is the first of ``urls`` (all the
+    source's addresses, in text order), kept for readers of one address."""
+
     number: int
     iri: str
     title: str
@@ -109,6 +113,17 @@ class SourceItem:
     url: str | None
     kind: str | None
     retrieved: str | None
+    urls: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, number: int, iri: str, row: Mapping[str, Term]) -> SourceItem:
+        """From a row of ``profile-sources`` or ``source`` (``?urls`` space-separated)."""
+        urls = _urls(row)
+        title = row["title"].value if "title" in row else iri
+        return cls(
+            number, iri, title, _opt(row, "site"), urls[0] if urls else None, _opt(row, "kind"),
+            _opt(row, "retrieved"), urls,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -178,6 +193,7 @@ class SourceView:
     kind: str | None
     retrieved: str | None
     citations: tuple[Link, ...]  # the person, footnote number as note, claims supported as count
+    urls: tuple[str, ...] = ()  # every address; ``url`` is the first
 
 
 @dataclass(frozen=True)
@@ -255,15 +271,7 @@ class Views:
             raise NotFound(f"no person {person.value}")
         fact = facts[0]
         sources = tuple(
-            SourceItem(
-                int(r["number"].value),
-                r["source"].value,
-                r["title"].value,
-                _opt(r, "site"),
-                _opt(r, "url"),
-                _opt(r, "kind"),
-                _opt(r, "retrieved"),
-            )
+            SourceItem.of(int(r["number"].value), r["source"].value, r)
             for r in self.select("profile-sources", person=person).rows
         )
         hand_numbered = bool(sources)
@@ -279,18 +287,7 @@ class Views:
             TimelineItem(DateValue.of(r["date"]), r["label"].value, notes.get(r["event"].value, ()))  # type: ignore[arg-type]
             for r in self.select("person-timeline", person=person).rows
         )
-        roles = tuple(
-            RoleItem(
-                r["organization"].value,
-                r["organizationName"].value,
-                _opt(r, "title"),
-                STATUS_NAMES.get(r["status"].value, "unknown"),
-                DateValue.of(r.get("start")),
-                DateValue.of(r.get("end")),
-                notes.get(r["role"].value, ()),
-            )
-            for r in self.select("person-roles", person=person).rows
-        )
+        roles = self._roles(person, notes)
         workplaces = tuple(
             sorted(
                 (
@@ -319,6 +316,34 @@ class Views:
             sources=sources,
         )
         return built if hand_numbered else number_by_first_citation(built)
+
+    def _roles(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[RoleItem, ...]:
+        """The person's roles in ``person-roles`` order (by status, newest start first), except that
+        roles without a start come newest evidence first (``person-role-evidence``), then by name."""
+        rows = self.select("person-roles", person=person).rows
+        evidence_rows = self.select("person-role-evidence", person=person).rows
+        evidence = {r["role"].value: _opt(r, "evidence") or "" for r in evidence_rows}
+        newest = {e: rank for rank, e in enumerate(sorted(set(evidence.values()) | {""}, reverse=True))}
+
+        def key(item: tuple[int, Mapping[str, Term]]) -> tuple[int, int, int, int]:
+            index, r = item
+            status = _STATUS_ORDER.get(r["status"].value, 3)
+            if "start" in r:
+                return (status, 0, 0, index)
+            return (status, 1, newest[evidence.get(r["role"].value, "")], index)
+
+        return tuple(
+            RoleItem(
+                r["organization"].value,
+                r["organizationName"].value,
+                _opt(r, "title"),
+                STATUS_NAMES.get(r["status"].value, "unknown"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+                notes.get(r["role"].value, ()),
+            )
+            for _, r in sorted(enumerate(rows), key=key)
+        )
 
     def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
         """The person's works: featured ones first in the profile's order, then newest first."""
@@ -378,11 +403,7 @@ class Views:
         items = []
         for number, iri in enumerate(cited, start=1):
             rows = self.select("source", source=ox.NamedNode(iri)).rows
-            r = rows[0] if rows else {}
-            title = r["title"].value if "title" in r else iri
-            items.append(
-                SourceItem(number, iri, title, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"))
-            )
+            items.append(SourceItem.of(number, iri, rows[0] if rows else {}))
         return tuple(items)
 
     def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
@@ -549,9 +570,11 @@ class Views:
             Link(c["person"].value, c["name"].value, int(c["claims"].value), note=c["number"].value)
             for c in self.select("source-citations", source=node)
         )
+        urls = _urls(r)
         return SourceView(
-            iri, r["title"].value, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"), citations
-        )
+            iri, r["title"].value, _opt(r, "site"), urls[0] if urls else None, _opt(r, "kind"), _opt(r, "retrieved"),
+            citations, urls,
+        )  # fmt: skip
 
     def search(self, text: str) -> tuple[SearchHit, ...]:
         """People, organisations, topics and works whose name contains ``text``."""
@@ -665,6 +688,12 @@ def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:
 def _negate(text: str) -> tuple[int, ...]:
     """A key that sorts texts in reverse."""
     return tuple(-ord(c) for c in text)
+
+
+def _urls(row: Mapping[str, Term]) -> tuple[str, ...]:
+    """The space-separated ``?urls`` of a row, sorted (GROUP_CONCAT's order is the engine's)."""
+    term = row.get("urls")
+    return tuple(sorted(set(term.value.split()))) if term is not None else ()
 
 
 def _opt(row: Mapping[str, Term], key: str) -> str | None:

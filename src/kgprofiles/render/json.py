@@ -14,6 +14,9 @@ SCHEMA_VERSION = 1
 
 def profile_data(p: Profile) -> dict[str, Any]:
     data = asdict(p)
+    for source in data["sources"]:
+        if len(source["urls"]) <= 1:  # ``url`` says it; the list only for a source with several
+            del source["urls"]
     data["related"] = [related_data(r) for r in p.related]
     data["schema_version"] = SCHEMA_VERSION
     return data

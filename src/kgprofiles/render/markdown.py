@@ -44,6 +44,12 @@ def _source_title(title: str, url: str | None) -> str:
     return f"[{_escape(title)}]({destination(href)})"
 
 
+def _more_url(url: str) -> str:
+    """A source's second and later addresses, after its title: a link, or the text."""
+    href = external_href(url)
+    return f" · [{_escape(url)}]({destination(href)})" if href is not None else f" · {_escape(url)}"
+
+
 def profile(p: Profile) -> str:
     out: list[str] = [f"# {_escape(p.name)}", ""]
     if p.headline:
@@ -84,7 +90,7 @@ def profile(p: Profile) -> str:
     if p.sources:
         out += [f"## {HEADINGS['sources']}", ""]
         for s in p.sources:
-            title = _source_title(s.title, s.url)
+            title = _source_title(s.title, s.url) + "".join(_more_url(u) for u in s.urls[1:])
             detail = "; ".join(_escape(x) for x in (s.site, s.kind) if x)
             retrieved = f", retrieved {s.retrieved}" if s.retrieved else ""
             out.append(

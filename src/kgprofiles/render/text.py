@@ -53,9 +53,8 @@ def profile(p: Profile) -> str:
     if p.sources:
         out += [HEADINGS["sources"], ""]
         for s in p.sources:
-            detail = "; ".join(
-                x for x in (s.site, s.kind, s.url, f"retrieved {s.retrieved}" if s.retrieved else None) if x
-            )
+            retrieved = f"retrieved {s.retrieved}" if s.retrieved else None
+            detail = "; ".join(x for x in (s.site, s.kind, *(s.urls or (s.url,)), retrieved) if x)
             out.append(f"{s.number}. {s.title}" + (f" ({detail})" if detail else ""))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
