@@ -212,7 +212,7 @@ def test_every_sparql_footprint_comes_from_one_pass_over_the_data(
     from kgprofiles.fast.stores import memory_store
 
     sparql = [c for shape in compile_shapes(shapes).shapes for c in shape.constraints if c.kind == "Sparql"]
-    assert len(sparql) == 4
+    assert len(sparql) == 6
     files = parse_files([settings.data_dir], settings.root, settings.data_dir)
     triples = [t for f in files for t in f.triples]
     passes = 0

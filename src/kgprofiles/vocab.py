@@ -17,6 +17,8 @@ WORK = Namespace(ID + "work/")
 SOURCE = Namespace(ID + "source/")
 CLAIM = Namespace(ID + "claim/")
 PROFILE = Namespace(ID + "profile/")
+AWARD = Namespace(ID + "award/")
+PLACE = Namespace(ID + "place/")
 SCHEMA = Namespace("http://schema.org/")
 FOAF = Namespace("http://xmlns.com/foaf/0.1/")
 ORG = Namespace("http://www.w3.org/ns/org#")
@@ -51,6 +53,8 @@ PREFIXES: dict[str, str] = {
     "source": str(SOURCE),
     "claim": str(CLAIM),
     "profile": str(PROFILE),
+    "award": str(AWARD),
+    "place": str(PLACE),
     "rdf": str(RDF),
     "rdfs": str(RDFS),
     "owl": str(OWL),

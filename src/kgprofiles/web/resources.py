@@ -20,7 +20,7 @@ from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
 from kgprofiles.web.site import Site, site_of
 
-KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
+KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile", "award", "place")
 SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 #: What one /id/ URL offers, the page first; application/json is answered with JSON-LD.
 OFFERS = ("text/html", "application/xhtml+xml", *RDF_FORMATS, "application/json")
