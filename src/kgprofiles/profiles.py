@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pyoxigraph as ox
 
@@ -92,6 +93,63 @@ class RoleItem:
     start: DateValue | None
     end: DateValue | None
     notes: tuple[int, ...]
+    as_of: DateValue | None = None  # a role known at a point in time (kgp:asOf)
+
+
+@dataclass(frozen=True)
+class PersonLink:
+    iri: str
+    name: str
+
+
+@dataclass(frozen=True)
+class LifeItem:
+    """A birth or a death: ``kind`` is "born" or "died"."""
+
+    kind: str
+    date: DateValue | None
+    place: str | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AwardItem:
+    award: str
+    name: str
+    date: DateValue
+    shared_with: tuple[PersonLink, ...]
+    share: str | None
+    motivation: str | None
+    conferred_by: str | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class EducationItem:
+    organization: str
+    organization_name: str
+    degree: str | None
+    start: DateValue | None
+    end: DateValue | None
+    as_of: DateValue | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SupervisionItem:
+    """``relation`` is "advisor" (the other person advised this one) or "student"."""
+
+    relation: str
+    person: PersonLink
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class IdentifierItem:
+    scheme: str
+    label: str
+    value: str
+    url: str | None
 
 
 @dataclass(frozen=True)
@@ -142,6 +200,33 @@ class Profile:
     workplaces: tuple[Workplace, ...]
     related: tuple[Related, ...]
     sources: tuple[SourceItem, ...]
+    life: tuple[LifeItem, ...] = ()
+    awards: tuple[AwardItem, ...] = ()
+    education: tuple[EducationItem, ...] = ()
+    supervisions: tuple[SupervisionItem, ...] = ()
+    identifiers: tuple[IdentifierItem, ...] = ()
+    workplaces_as_of: DateValue | None = None  # set when no role is current: the latest known affiliation
+
+    @property
+    def born(self) -> LifeItem | None:
+        return next((x for x in self.life if x.kind == "born"), None)
+
+    @property
+    def died(self) -> LifeItem | None:
+        return next((x for x in self.life if x.kind == "died"), None)
+
+    @property
+    def advisors(self) -> tuple[SupervisionItem, ...]:
+        return tuple(s for s in self.supervisions if s.relation == "advisor")
+
+    @property
+    def students(self) -> tuple[SupervisionItem, ...]:
+        return tuple(s for s in self.supervisions if s.relation == "student")
+
+    @property
+    def has_facts(self) -> bool:
+        """Whether the summary box (born, died, education, awards, identifiers) has anything to show."""
+        return bool(self.life or self.awards or self.education or self.identifiers)
 
     @property
     def featured_works(self) -> tuple[WorkItem, ...]:
@@ -288,11 +373,18 @@ class Views:
             for r in self.select("person-timeline", person=person).rows
         )
         roles = self._roles(person, notes)
+        workplace_rows = self.select("person-workplaces", person=person).rows
+        workplaces_as_of = None
+        if not workplace_rows:  # nothing current: the latest affiliations known at a point in time
+            as_of = self.select("person-as-of", person=person).rows
+            latest = as_of[0]["asOf"].value if as_of else None
+            workplace_rows = tuple({r["organization"].value: r for r in as_of if r["asOf"].value == latest}.values())
+            workplaces_as_of = DateValue.of(as_of[0]["asOf"]) if as_of else None
         workplaces = tuple(
             sorted(
                 (
                     Workplace(r["organization"].value, r["name"].value, self.org_size(r["organization"]))  # type: ignore[arg-type]
-                    for r in self.select("person-workplaces", person=person).rows
+                    for r in workplace_rows
                 ),
                 key=lambda w: (-w.people, w.name, w.iri),
             )
@@ -314,8 +406,70 @@ class Views:
             workplaces=workplaces,
             related=tuple(related),
             sources=sources,
+            life=self._life(person, notes),
+            awards=self._awards(person, notes),
+            education=self._education(person, notes),
+            supervisions=tuple(
+                SupervisionItem(
+                    r["relation"].value,
+                    PersonLink(r["other"].value, r["name"].value),
+                    notes.get(r["supervision"].value, ()),
+                )
+                for r in self.select("person-supervisions", person=person).rows
+            ),
+            identifiers=self._identifiers(person),
+            workplaces_as_of=workplaces_as_of,
         )
         return built if hand_numbered else number_by_first_citation(built)
+
+    def _life(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[LifeItem, ...]:
+        """Birth, then death (the first of each, by date, should the sources give two)."""
+        found: dict[str, LifeItem] = {}
+        for r in self.select("person-life", person=person).rows:
+            place = ", ".join(x for x in (_opt(r, "placeName"), _opt(r, "countryName")) if x) or None
+            item = LifeItem(r["kind"].value, DateValue.of(r.get("date")), place, notes.get(r["event"].value, ()))
+            found.setdefault(item.kind, item)
+        return tuple(found[k] for k in ("born", "died") if k in found)
+
+    def _awards(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[AwardItem, ...]:
+        partners: dict[str, list[PersonLink]] = defaultdict(list)
+        for r in self.select("person-award-partners", person=person).rows:
+            partners[r["receipt"].value].append(PersonLink(r["other"].value, r["name"].value))
+        return tuple(
+            AwardItem(
+                r["award"].value,
+                r["awardName"].value,
+                DateValue.of(r["date"]),  # type: ignore[arg-type]
+                tuple(partners.get(r["receipt"].value, ())),
+                _opt(r, "share"),
+                _opt(r, "motivation"),
+                _opt(r, "conferrerName"),
+                notes.get(r["receipt"].value, ()),
+            )
+            for r in self.select("person-awards", person=person).rows
+        )
+
+    def _education(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[EducationItem, ...]:
+        return tuple(
+            EducationItem(
+                r["organization"].value,
+                r["organizationName"].value,
+                _opt(r, "degree"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+                DateValue.of(r.get("asOf")),
+                notes.get(r["education"].value, ()),
+            )
+            for r in self.select("person-education", person=person).rows
+        )
+
+    def _identifiers(self, person: ox.NamedNode) -> tuple[IdentifierItem, ...]:
+        items = []
+        for r in self.select("person-identifiers", person=person).rows:
+            value, formatter = r["value"].value, _opt(r, "formatter")
+            url = formatter.replace("$1", quote(value, safe="/:@-._~")) if formatter else None
+            items.append(IdentifierItem(r["scheme"].value, _opt(r, "label") or _slug(r["scheme"].value), value, url))
+        return tuple(items)
 
     def _roles(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[RoleItem, ...]:
         """The person's roles in ``person-roles`` order (by status, newest start first), except that
@@ -323,6 +477,9 @@ class Views:
         rows = self.select("person-roles", person=person).rows
         evidence_rows = self.select("person-role-evidence", person=person).rows
         evidence = {r["role"].value: _opt(r, "evidence") or "" for r in evidence_rows}
+        for r in rows:  # a point in time is evidence of its own
+            if "asOf" in r:
+                evidence[r["role"].value] = max(evidence.get(r["role"].value, ""), r["asOf"].value)
         newest = {e: rank for rank, e in enumerate(sorted(set(evidence.values()) | {""}, reverse=True))}
 
         def key(item: tuple[int, Mapping[str, Term]]) -> tuple[int, int, int, int]:
@@ -341,6 +498,7 @@ class Views:
                 DateValue.of(r.get("start")),
                 DateValue.of(r.get("end")),
                 notes.get(r["role"].value, ()),
+                DateValue.of(r.get("asOf")),
             )
             for _, r in sorted(enumerate(rows), key=key)
         )
@@ -483,6 +641,11 @@ class Views:
         )
         f = facts[0]
         alt = _opt(f, "altNames")
+        parts = tuple(
+            Link(r["part"].value, r["name"].value, int(r["people"].value))
+            for r in self.select("org-parts", org=org).rows
+        )
+        with_parts = self.select("org-people-with-parts", org=org).rows if parts else ()
         return OrganizationView(
             org.value,
             _slug(org.value),
@@ -491,6 +654,8 @@ class Views:
             _opt(f, "wikidata"),
             int(f["people"].value),
             members,
+            parts,
+            int(with_parts[0]["people"].value) if with_parts else int(f["people"].value),
         )
 
     def topic(self, text: str) -> TopicView:
@@ -608,6 +773,8 @@ class OrganizationView:
     wikidata: str | None
     people: int
     members: tuple[Member, ...] = field(default=())
+    parts: tuple[Link, ...] = ()  # organisations part of this one (through any chain), people of each as count
+    people_with_parts: int = 0  # people with a role here or at any part
 
 
 @dataclass(frozen=True)
@@ -639,12 +806,17 @@ _RDF_TYPE = RDF_NS + "type"
 
 
 def page_order_notes(profile: Profile) -> Iterator[tuple[int, ...]]:
-    """Every footnote group of a profile in the order the page shows them: summary, research and
-    writing, works, timeline, then the roles."""
+    """Every footnote group of a profile in the order the page shows them: birth and death (in the
+    summary box), summary, research and writing, works, timeline, awards, education and advisors,
+    then the roles."""
+    yield from (x.notes for x in profile.life)
     yield from (p.notes for p in profile.summary)
     yield from (p.notes for p in profile.writing)
     yield from (w.notes for w in profile.featured_works)
     yield from (t.notes for t in profile.timeline)
+    yield from (a.notes for a in profile.awards)
+    yield from (e.notes for e in profile.education)
+    yield from (s.notes for s in profile.supervisions)
     for status in ("current", "former", "not confirmed"):
         yield from (r.notes for r in profile.roles_with(status))
     yield from (r.notes for r in profile.roles if r.status not in ("current", "former", "not confirmed"))
@@ -675,6 +847,10 @@ def number_by_first_citation(profile: Profile) -> Profile:
         works=renumber(profile.works),
         timeline=renumber(profile.timeline),
         roles=renumber(profile.roles),
+        life=renumber(profile.life),
+        awards=renumber(profile.awards),
+        education=renumber(profile.education),
+        supervisions=renumber(profile.supervisions),
         sources=sources,
     )
 

@@ -10,6 +10,7 @@ from kgprofiles.profiles import Profile
 from kgprofiles.related import Related
 
 SCHEMA_VERSION = 1
+_OPTIONAL_SECTIONS = ("life", "awards", "education", "supervisions", "identifiers", "workplaces_as_of")
 
 
 def profile_data(p: Profile) -> dict[str, Any]:
@@ -17,6 +18,13 @@ def profile_data(p: Profile) -> dict[str, Any]:
     for source in data["sources"]:
         if len(source["urls"]) <= 1:  # ``url`` says it; the list only for a source with several
             del source["urls"]
+    # The version 2 sections appear only when the person has them: a profile without them reads as before.
+    for key in _OPTIONAL_SECTIONS:
+        if not data[key]:
+            del data[key]
+    for role in data["roles"]:
+        if role["as_of"] is None:
+            del role["as_of"]
     data["related"] = [related_data(r) for r in p.related]
     data["schema_version"] = SCHEMA_VERSION
     return data
