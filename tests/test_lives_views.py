@@ -121,3 +121,47 @@ def test_the_json_view_follows_its_schema(anna: Profile, jorg: Profile) -> None:
     schema = json.loads((ROOT / "src/kgprofiles/render/profile.schema.json").read_text())
     for p in (anna, jorg):
         jsonschema.validate(json.loads(json_view.profile(p)), schema)
+
+
+# ------------------------------------------------------------------ related people, on evidence
+
+
+def test_each_co_recipient_is_in_the_top_three_with_the_prize_as_reason(lives: Views) -> None:
+    recipients = {"example-anna": "Anna Q. Exampleton", "example-jorg": "Jörg Müller", "example-carla": "Carla Example"}
+    for slug, name in recipients.items():
+        top = lives.related(lives.resolve_person(slug), 3)
+        for other_slug, other in recipients.items():
+            if other_slug != slug:
+                (found,) = [r for r in top if r.name == other]
+                assert found.reason.startswith("Shared the 1903 Example Prize in Physics"), (name, found.reason)
+
+
+def test_the_advisor_comes_first_with_the_supervision_named(anna: Profile) -> None:
+    first = anna.related[0]
+    assert (first.name, first.reason) == (
+        "Dora Example",
+        "Doctoral advisor of Anna Q. Exampleton · Example physics · Both at Example University at the same time",
+    )
+    assert [c.kind for c in first.components] == ["topic", "supervision", "overlap_org"]
+
+
+def test_overlapping_times_weigh_more_than_any_time(anna: Profile) -> None:
+    by_name = {r.name: r for r in anna.related}
+    # Dora's role (1880-1899) overlaps Anna's doctorate (1891-1894); Emil (1931-1940) came after Anna (1900-1930).
+    assert {c.kind: c.names for c in by_name["Dora Example"].components}["overlap_org"] == ("Example University",)
+    assert {c.kind: c.names for c in by_name["Emil Example"].components}["other_org"] == ("Example School of Science",)
+
+
+def test_an_event_counts_only_for_its_participants(lives: Views) -> None:
+    emil = lives.related(lives.resolve_person("example-emil"))
+    carla = next(r for r in emil if r.name == "Carla Example")
+    assert carla.reason == "Example physics · Both took part in “Gave a shared example keynote.”"
+    anna = next(r for r in emil if r.name == "Anna Q. Exampleton")
+    assert "took part" not in anna.reason
+
+
+def test_ties_break_by_the_number_of_shared_links_then_by_name(lives: Views) -> None:
+    # For Jörg: Carla shares the prize, a topic and an organisation; Anna the prize and a topic.
+    jorg = lives.related(lives.resolve_person("example-jorg"))
+    assert [(r.name, r.score, r.links) for r in jorg[:2]] == [("Carla Example", 7.0, 3), ("Anna Q. Exampleton", 6.0, 2)]
+    assert [r.name for r in jorg[2:]] == ["Dora Example", "Emil Example"]  # one topic each: by name
