@@ -22,6 +22,7 @@ import pyoxigraph as ox
 from kgprofiles.config import RELATED_ON_PROFILE
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
+from kgprofiles.names import matches, normalize
 from kgprofiles.queries import get_query, load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
@@ -313,6 +314,7 @@ class Views:
         self._once = threading.Lock()
         self._warming = threading.Event()  # set while warm() reads in the background
         self._kinds: dict[str, tuple[int, str]] | None = None
+        self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         return select(self.store, self.queries_dir, name, **values)
@@ -332,7 +334,13 @@ class Views:
                 iri = None
             if iri is not None and self.select("person", person=iri).rows:
                 return iri
-        rows = self.select("person-by-name", wanted=text).rows or self.select("people", text=text).rows
+        rows = self.select("person-by-name", wanted=text).rows
+        if not rows:  # the same name but for case, accents and spacing; then a name the text finds
+            people = [(hit, names) for hit, names in self._names() if hit.kind == "person"]
+            wanted = normalize(text)
+            same = [hit for hit, names in people if wanted in {normalize(n) for n in names}]
+            hits = same or [hit for hit, names in people if matches(text, names)]
+            rows = tuple({"person": ox.NamedNode(h.iri), "name": ox.Literal(h.name)} for h in hits)
         return self._one(rows, text)
 
     def _one(self, rows: tuple[dict[str, Term], ...], text: str) -> ox.NamedNode:
@@ -674,16 +682,20 @@ class Views:
     def people(
         self, text: str | None = None, topic: str | None = None, org: str | None = None
     ) -> tuple[PersonRow, ...]:
+        """The people (on a topic, at an organisation), and of them those ``text`` finds by name
+        (``kgprofiles.names.matches``: any case and accents, middle names and initials left out,
+        other names too)."""
         values: dict[str, str | Term] = {}
-        if text:
-            values["text"] = text
         if topic:
             values["topic"] = self.resolve(topic, str(TOPIC))
         if org:
             values["org"] = self.resolve(org, str(ORGANIZATION))
+        rows = self.select("people", **values).rows
+        if text:
+            found = {hit.iri for hit in self.search(text) if hit.kind == "person"}
+            rows = tuple(r for r in rows if r["person"].value in found)
         return tuple(
-            PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline"))
-            for r in self.select("people", **values).rows
+            PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline")) for r in rows
         )
 
     # -------------------------------------------------------------------- the site's other pages
@@ -742,9 +754,26 @@ class Views:
         )  # fmt: skip
 
     def search(self, text: str) -> tuple[SearchHit, ...]:
-        """People, organisations, topics and works whose name contains ``text``."""
-        rows = self.select("search", text=text).rows
-        return tuple(SearchHit(r["item"].value, r["kind"].value, r["name"].value) for r in rows)
+        """People, then organisations, then topics, that ``text`` finds by name or other name, each
+        by name (``kgprofiles.names.matches``: "Richard Feynman" finds "Richard P. Feynman",
+        "Rontgen" finds "Röntgen")."""
+        return tuple(hit for hit, names in self._names() if matches(text, names))
+
+    def _names(self) -> list[tuple[SearchHit, tuple[str, ...]]]:
+        """Every person, organisation and topic with all its names (``queries/names.rq``); read
+        once when the views are stable."""
+        if self.stable and self._name_list is not None:
+            return self._name_list
+        found: dict[str, tuple[SearchHit, list[str]]] = {}
+        for r in self.select("names").rows:
+            item = r["item"].value
+            if item not in found:
+                found[item] = (SearchHit(item, r["kind"].value, r["name"].value), [r["name"].value])
+            found[item][1].extend(x for x in (_opt(r, "name"), _opt(r, "other")) if x and x not in found[item][1])
+        listed = [(hit, tuple(names)) for hit, names in found.values()]
+        if self.stable:
+            self._name_list = listed
+        return listed
 
     def description(self, iri: str) -> list[ox.Triple]:
         """The resource's own triples from the data files (queries/resource-description.rq)."""
