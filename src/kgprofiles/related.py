@@ -81,7 +81,8 @@ QUERIES = (
     "related-awards",
     "related-supervisions",
 )
-KGP_START, KGP_END, KGP_AS_OF = str(KGP.start), str(KGP.end), str(KGP.asOf)
+KGP_START, KGP_END, KGP_AS_OF, KGP_STATUS = str(KGP.start), str(KGP.end), str(KGP.asOf), str(KGP.status)
+_CURRENT_IRI = str(KGP.Current)
 _TIME_ZONE = re.compile(r"(Z|[+-]\d\d:\d\d)$")
 #: A role's time span as two day strings (first, last), or None when the dates do not allow one.
 Span = tuple[str, str] | None
@@ -211,11 +212,13 @@ def related_people(
     dates: dict[str, dict[str, list[str]]] = {}
     for row in _rows(queries, store, person, "related-role-dates"):
         dates.setdefault(row["role"].value, {}).setdefault(row["link"].value, []).append(row["value"].value)
+    spans: dict[str, Span] = {}  # a role → when it was held (its own status says whether it runs on)
+    for role, links in dates.items():
+        spans[role] = role_span(links, _CURRENT_IRI in links.get(KGP_STATUS, ()))
     for c, row in rows("related-orgs"):
-        mine, theirs = (row[r].value for r in ("mine", "theirs"))
-        my_span = role_span(dates.get(mine, {}), row["myStatus"] == _CURRENT)
-        their_span = role_span(dates.get(theirs, {}), row["theirStatus"] == _CURRENT)
-        c.add_role_pair([row["orgName"].value], row["bothCurrent"].value == "true", overlap(my_span, their_span))
+        both_current = row["bothCurrent"].value == "true"
+        overlapping = not both_current and overlap(spans.get(row["mine"].value), spans.get(row["theirs"].value))
+        c.add_role_pair([row["orgName"].value], both_current, overlapping)
     for c, row in rows("related-topics"):
         c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
     software: set[str] = set()
@@ -234,7 +237,7 @@ def related_people(
     return best_first([scored(iri, c, software, w) for iri, c in found.items()], limit)
 
 
-_CURRENT, _ADVISOR = ox.NamedNode(str(KGP.Current)), ox.NamedNode(str(KGP.advisor))
+_ADVISOR = ox.NamedNode(str(KGP.advisor))
 
 
 def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode, name: str) -> list[dict[str, Term]]:
