@@ -39,6 +39,7 @@ from kgprofiles.validate import (
 from test_fast_graphs import UNFAITHFUL, graphs, kgp, typed
 
 FIXTURES = sorted((ROOT / "tests" / "shapes").rglob("*.ttl"))
+FIXTURES += sorted((ROOT / "tests" / "fixtures" / "lives").rglob("*.ttl"))  # the real-lives views' graph
 
 
 def same(fast: tuple[ValidationResult, ...], reference: tuple[ValidationResult, ...]) -> bool:
@@ -68,7 +69,7 @@ def test_every_project_shape_compiles(shapes: Graph) -> None:
     assert len(plan.shapes) >= 19
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=[p.relative_to(ROOT / "tests" / "shapes").as_posix() for p in FIXTURES])
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.relative_to(ROOT / "tests").as_posix() for p in FIXTURES])
 def test_fixture(path: Path, settings: Settings, shapes: Graph, ontology: Graph) -> None:
     files = parse_files([path], ROOT)
     reference = validate_files(files, settings)
