@@ -209,12 +209,13 @@ def related_people(
     def named(names: dict[str, tuple[int, str]], row: dict[str, Term], node: str, name: str) -> None:
         keep_name(names, row[node].value, (0 if row["nameProperty"].value == KGP_NAME else 1, row[name].value))
 
-    dates: dict[str, dict[str, list[str]]] = {}
-    for row in _rows(queries, store, person, "related-role-dates"):
-        dates.setdefault(row["role"].value, {}).setdefault(row["link"].value, []).append(row["value"].value)
     spans: dict[str, Span] = {}  # a role → when it was held (its own status says whether it runs on)
-    for role, links in dates.items():
-        spans[role] = role_span(links, _CURRENT_IRI in links.get(KGP_STATUS, ()))
+    for row in _rows(queries, store, person, "related-role-dates"):
+        links: dict[str, list[str]] = {}
+        for pair in row["values"].value.split(" ") if "values" in row else ():
+            key, _, value = pair.partition("=")
+            links.setdefault(str(KGP) + key, []).append(value)
+        spans[row["role"].value] = role_span(links, _CURRENT_IRI in links.get(KGP_STATUS, ()))
     for c, row in rows("related-orgs"):
         both_current = row["bothCurrent"].value == "true"
         overlapping = not both_current and overlap(spans.get(row["mine"].value), spans.get(row["theirs"].value))

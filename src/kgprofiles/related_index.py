@@ -170,6 +170,9 @@ class RelatedIndex:
         self._org_current = self._members(
             (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if m.current
         )
+        self._org_spanned = self._members(  # members with a role there whose time is known
+            (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if any(span for _, span in m.roles)
+        )
         self._topic_members = self._members((p, topic) for p, topics in self._topics.items() for topic in topics)
         self._work_members = self._members((p, work) for p, works in self._works.items() for work in works)
         self._event_members = self._members((p, e) for p, events in self._events.items() for e in events)
@@ -257,12 +260,13 @@ class RelatedIndex:
                 points.append(each)
                 counts.append(links)
 
-        shared_at_any_time = max(w["other_org"], w["overlap_org"])
         for org, mine in self._orgs.get(iri, {}).items():
             n = len(self._names[org])
-            add(self._org_members.get(org), shared_at_any_time * n, n)
+            add(self._org_members.get(org), w["other_org"] * n, n)
+            if w["overlap_org"] > w["other_org"] and any(span for _, span in mine.roles):  # times may overlap
+                add(self._org_spanned.get(org), (w["overlap_org"] - w["other_org"]) * n, 0)
             if mine.current:  # both current: the current weight instead
-                add(self._org_current.get(org), (w["current_org"] - shared_at_any_time) * n, 0)
+                add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n, 0)
         for topic, topic_links in self._topics.get(iri, {}).items():
             if str(KGP.topic) in topic_links:
                 n = len(self._names[topic])
