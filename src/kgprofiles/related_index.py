@@ -1,14 +1,15 @@
 """Related people for many people: the graph's links read once into memory, each person's related
 people ranked from arrays.
 
-:func:`kgprofiles.related.related_people` asks the store four queries per person; over a large
+:func:`kgprofiles.related.related_people` asks the store seven queries per person; over a large
 graph most of its time goes to candidates that only share a topic (thousands per person) and are
 never shown. :class:`RelatedIndex` reads the links of the whole graph once (``queries/related-index-*.rq``),
 gives every person an integer in (name, IRI) order, and for one person sums an upper bound of each
-candidate's score with ``numpy.bincount``. It then scores exactly (with :func:`kgprofiles.related.scored`,
-the code the per-person path uses) only the best candidates, until no remaining candidate's bound
-can beat the last one kept. The result equals ``related_people``'s: same people, scores, reasons
-and order (a test holds them equal). A snapshot: rebuild it when the store changes.
+candidate's score and of its number of shared links with ``numpy.bincount``. It then scores exactly
+(with :func:`kgprofiles.related.scored`, the code the per-person path uses) only the best
+candidates, until no remaining candidate's bounds can beat the last one kept. The result equals
+``related_people``'s: same people, scores, reasons and order (a test holds them equal). A
+snapshot: rebuild it when the store changes.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def linked_by_subject(rows: Iterator[dict[str, Term]], subject: str) -> dict[str
 
 
 class RelatedIndex:
-    """The links of every person (organisations, topics, works, events) and every name, in memory."""
+    """The links of every person (organisations with their roles' times, topics, works, events, award
+    receipts, supervisions) and every name, in memory."""
 
     def __init__(
         self, store: Store, queries: Mapping[str, NamedQuery], weight_overrides: Mapping[str, float] | None = None
