@@ -165,3 +165,21 @@ def test_ties_break_by_the_number_of_shared_links_then_by_name(lives: Views) -> 
     jorg = lives.related(lives.resolve_person("example-jorg"))
     assert [(r.name, r.score, r.links) for r in jorg[:2]] == [("Carla Example", 7.0, 3), ("Anna Q. Exampleton", 6.0, 2)]
     assert [r.name for r in jorg[2:]] == ["Dora Example", "Emil Example"]  # one topic each: by name
+
+
+def test_crafted_identifiers_and_award_texts_stay_text(anna: Profile) -> None:
+    """Values from the data are untrusted: markup is escaped, and only http(s) addresses become links."""
+    from dataclasses import replace
+
+    from kgprofiles.profiles import IdentifierItem
+
+    crafted = replace(
+        anna,
+        identifiers=(IdentifierItem("x", "GitHub username", "<script>alert(1)</script>", "javascript:alert(1)"),),
+        awards=(replace(anna.awards[0], motivation="</script><script>alert(2)</script>"),),
+    )
+    page = html.profile(crafted)
+    assert "<script>alert" not in page and "javascript:" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    md = markdown.profile(crafted)
+    assert "](javascript:" not in md and "\\<script\\>" in md

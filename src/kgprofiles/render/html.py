@@ -78,7 +78,7 @@ def person_jsonld(p: Profile) -> str:
         doc["alumniOf"] = [
             {"@type": "Organization", "@id": e.organization, "name": e.organization_name} for e in p.education
         ]
-    links = [i.url for i in p.identifiers if i.url]
+    links = [href for i in p.identifiers if i.url and (href := external_href(i.url))]  # http(s) only
     if links:
         doc["sameAs"] = [*doc.get("sameAs", []), *links]
     return json.dumps(doc, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
