@@ -75,14 +75,16 @@ def test_every_case_with_dates_at_their_precision(wikidata_endpoint: str, tmp_pa
         "  fields of work (P101)",
         "    agrees         field of work Fixture Studies (Q99900000023)",
         "    only ours      topic Other Fixture Topic: not a field of work (P101) on Wikidata",
-        "  8 agree, 4 differ, 3 only ours, 0 only Wikidata",
-        "summary: 1 person(s) compared: 8 agree, 4 differ, 3 only ours, 0 only Wikidata",
+        "  doctoral advisors and students (P184, P185)",
+        "    only ours      doctoral student Sam Fixture (Q99900000008): no Wikidata statement",
+        "  8 agree, 4 differ, 4 only ours, 0 only Wikidata",
+        "summary: 1 person(s) compared: 8 agree, 4 differ, 4 only ours, 0 only Wikidata",
     ]
 
 
 def test_all_linked_people_and_json(wikidata_endpoint: str, tmp_path: Path) -> None:
     root = project(tmp_path, DATA / "compare", wikidata_endpoint)
-    assert diff(root, "--all")[-1] == "summary: 3 person(s) compared: 17 agree, 6 differ, 7 only ours, 9 only Wikidata"
+    assert diff(root, "--all")[-1] == "summary: 3 person(s) compared: 18 agree, 6 differ, 8 only ours, 9 only Wikidata"
     result = run_cli(root, "link", "diff", "--all", "--format", "json")
     found = {d["wikidata"]: d for d in json.loads(result.stdout)}
     assert found["Q42"]["summary"] == {"agrees": 3, "differs": 0, "only ours": 3, "only Wikidata": 8}
@@ -114,7 +116,8 @@ def test_a_person_without_a_link(wikidata_endpoint: str, tmp_path: Path) -> None
 
 def test_birth_places_awards_education_and_identifiers(wikidata_endpoint: str, tmp_path: Path) -> None:
     """Sam Fixture (synthetic): a birth date at a coarser precision, a linked birthplace, an award in
-    another year, an education without its end, an ORCID iD both give and a GitHub account only we give."""
+    another year, an education without its end, the same doctoral advisor, an ORCID iD both give and a
+    GitHub account only we give."""
     lines = diff(project(tmp_path, DATA / "compare", wikidata_endpoint), "Q99900000008")
     assert lines[1:] == [
         "  name (label, aliases)",
@@ -129,9 +132,11 @@ def test_birth_places_awards_education_and_identifiers(wikidata_endpoint: str, t
         "    agrees         educated at Fixture University (Q99900000042)",
         "    agrees         start at Fixture University: 1992 (year)",
         "    only Wikidata  end at Fixture University: 1996 (year) (P582; we give none)",
+        "  doctoral advisors and students (P184, P185)",
+        "    agrees         doctoral advisor Robin Fixture (Q99900000006)",
         "  identifiers (P496 ORCID, P2456 DBLP, P1960 Google Scholar, P2037 GitHub)",
         "    agrees         ORCID 0000-0002-1825-0097",
         "    only ours      GitHub sam-fixture: Wikidata has no P2037",
-        "  6 agree, 2 differ, 1 only ours, 1 only Wikidata",
-        "summary: 1 person(s) compared: 6 agree, 2 differ, 1 only ours, 1 only Wikidata",
+        "  7 agree, 2 differ, 1 only ours, 1 only Wikidata",
+        "summary: 1 person(s) compared: 7 agree, 2 differ, 1 only ours, 1 only Wikidata",
     ]

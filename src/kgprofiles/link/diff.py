@@ -3,7 +3,8 @@
 Compared: the name (label and aliases); employers (P108) and positions held (P39) with their start
 (P580) and end (P582) at their precision; works (P50 author, P800 notable work) with their dates
 (P577); fields of work (P101); birth and death (P569, P570 at their precision; P19, P20 places);
-awards (P166 with P585); education (P69 with P580, P582); identifiers (P496, P2456, P1960, P2037).
+awards (P166 with P585); education (P69 with P580, P582); doctoral advisors and students (P184,
+P185); identifiers (P496, P2456, P1960, P2037).
 Our side is matched to theirs by our own links first, then by name.
 Each finding is one of: agrees, differs, only ours, only Wikidata — what a curator needs to fix
 our data or Wikidata's.
@@ -34,6 +35,7 @@ SECTIONS = {
     "life": "birth and death (P569, P570, P19, P20)",
     "awards": "awards (P166; point in time P585)",
     "education": "education (P69; start P580, end P582)",
+    "advisors": "doctoral advisors and students (P184, P185)",
     "identifiers": "identifiers (P496 ORCID, P2456 DBLP, P1960 Google Scholar, P2037 GitHub)",
 }
 PROPS = {"P50": "author (P50)", "P800": "notable work (P800)"}
@@ -102,6 +104,7 @@ def diff_people(people: list[LocalEntity], local: LocalData, wikidata: Wikidata)
         findings.extend(_life(claims, found))
         findings.extend(_awards([c for c in claims if c.section == "award"], found))
         findings.extend(_education([c for c in claims if c.section == "education"], found))
+        findings.extend(_supervisions([c for c in claims if c.section in ("advisor", "student")], found))
         findings.extend(_identifiers([c for c in claims if c.section == "identifier"], found))
         out.append(PersonDiff(person, item.qid, item.label, tuple(findings)))
     return out
@@ -336,6 +339,26 @@ def _education(educations: list[LocalClaim], statements: list[Statement]) -> lis
     for index, education in enumerate(educations):
         if index not in matched:
             out.append(Finding("education", ONLY_OURS, f"education at {_ours(education)}: no Wikidata statement"))
+    return out
+
+
+def _supervisions(links: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    matched: set[int] = set()
+    for prop, section, word in (("P184", "advisor", "doctoral advisor"), ("P185", "student", "doctoral student")):
+        for statement in (s for s in statements if s.prop == prop):
+            hits = [
+                i
+                for i, c in enumerate(links)
+                if c.section == section and _matches(c, statement.value, statement.value_label)
+            ]
+            matched.update(hits)
+            outcome = AGREES if hits else ONLY_WIKIDATA
+            out.append(Finding("advisors", outcome, f"{word} {statement.value_text}" + ("" if hits else f" ({prop})")))
+    for index, link in enumerate(links):
+        if index not in matched:
+            word = "doctoral advisor" if link.section == "advisor" else "doctoral student"
+            out.append(Finding("advisors", ONLY_OURS, f"{word} {_ours(link)}: no Wikidata statement"))
     return out
 
 
