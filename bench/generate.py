@@ -7,10 +7,13 @@ list, sources, roles, contributions, the works they lead, timeline events and st
 ``organizations.ttl`` (about N/50 organisations) and ``topics.ttl`` (50 topics), plus a
 ``generator.json`` manifest (parameters and exact triple counts). It refuses to write into ``data/``.
 
-Each person has about 94 triples. Works are shared: every person leads one work and contributes to one
+Each person has about 110 triples. Works are shared: every person leads one work and contributes to one
 or two works led by people close to them in index order, so related-people finds co-authors; events
 are about organisations and works that others have events about too. Organisation sizes are mildly
-skewed (a few large ones), topics are uniform.
+skewed (a few large ones), topics are uniform. Real lives (version 2): everyone has a birth, a quarter an
+education, a few a role known only at a point in time; every 25th person shares a prize with the next
+two, every 7th (from the 10th) has the person five before as doctoral advisor, every 9th gives a
+keynote with the next one. These are drawn from a stream of their own, so the rest is as before.
 
 Deterministic for a seed: person ``i`` is drawn from its own generator seeded by (seed, i), so a
 person's file does not depend on the order files are written in, and mostly not on N (only the
@@ -35,7 +38,9 @@ KGP = "https://w3id.org/kgprofiles/ontology#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 TOPIC_COUNT = 50
 PEOPLE_PER_ORG = 50
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+PRIZE_EVERY, ADVISOR_EVERY, KEYNOTE_EVERY = 25, 7, 9
+AWARD_COUNT = 5
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = BENCH_DIR.parent
 
@@ -49,6 +54,7 @@ PREFIXES = (
     f"@prefix work: <{BASE}work/> .\n"
     f"@prefix organization: <{BASE}organization/> .\n"
     f"@prefix topic: <{BASE}topic/> .\n"
+    f"@prefix award: <{BASE}award/> .\n"
 )
 
 WORK_KINDS = (  # (class, weight, contribution kinds for the lead, for others)
@@ -295,6 +301,10 @@ def person_file(namer: Namer, seed: int, i: int) -> tuple[str, int]:
         b.add("kgp:source", *cite(2 if section == "summary" else 1))
         blocks.append(b)
 
+    blocks.extend(lives_blocks(namer, seed, i, sources[0]))
+    sources = sources + shared_sources(namer, i)
+    source_count = len(sources)
+
     # The profile, its numbered source list (every source, so every claim's source is listed).
     b = Block(f"profile:{pid}")
     b.add("a", "kgp:Profile")
@@ -317,11 +327,106 @@ def person_file(namer: Namer, seed: int, i: int) -> tuple[str, int]:
     return text, triples
 
 
+def is_recipient(namer: Namer, i: int) -> bool:
+    """Whether person ``i`` shares a prize (with the two after the head of their group)."""
+    head = i - i % PRIZE_EVERY
+    return i % PRIZE_EVERY < 3 and head + 2 < namer.people
+
+
+def in_genealogy(namer: Namer, i: int) -> bool:
+    """Whether person ``i`` is a doctoral student (of ``i - 5``) or an advisor (of ``i + 5``)."""
+    student = i % ADVISOR_EVERY == 3 and i >= 10
+    advisor = (i + 5) % ADVISOR_EVERY == 3 and i + 5 >= 10 and i + 5 < namer.people
+    return student or advisor
+
+
+def gives_keynote(namer: Namer, i: int) -> bool:
+    return i % KEYNOTE_EVERY == 4 and i + 1 < namer.people
+
+
+def shared_sources(namer: Namer, i: int) -> list[str]:
+    """The shared sources person ``i``'s claims cite, listed in their profile too."""
+    found = []
+    if is_recipient(namer, i):
+        found.append("source:synthetic-prize-list")
+    if in_genealogy(namer, i):
+        found.append("source:synthetic-genealogy")
+    if gives_keynote(namer, i) or (i >= 1 and gives_keynote(namer, i - 1)):
+        found.append("source:synthetic-programme")
+    return found
+
+
+def lives_blocks(namer: Namer, seed: int, i: int, own_source: str) -> list[Block]:
+    """Birth, education, a point in time, a shared prize, a doctoral advisor, a shared keynote."""
+    rng = random.Random(seed * 13_000_003 + i)
+    pid, me = namer.pid(i), namer.person(i)
+    blocks = []
+    b = Block(f"claim:{pid}-birth")
+    b.add("a", "kgp:Birth")
+    b.add("kgp:subject", me)
+    b.add("kgp:date", date_at(rng, rng.randint(1930, 1995)))
+    b.add("kgp:source", own_source)
+    blocks.append(b)
+    if rng.random() < 0.25:
+        start = rng.randint(1950, 2015)
+        b = Block(f"claim:{pid}-education")
+        b.add("a", "kgp:Education")
+        b.add("kgp:holder", me)
+        b.add("kgp:organization", namer.org(pick_org(rng, namer.orgs)))
+        b.add("kgp:degree", lit(rng.choice(("PhD", "MSc", "BSc"))))
+        b.add("kgp:status", "kgp:Former")
+        b.add("kgp:start", typed(f"{start:04d}", "gYear"))
+        b.add("kgp:end", typed(f"{start + rng.randint(1, 6):04d}", "gYear"))
+        b.add("kgp:source", own_source)
+        blocks.append(b)
+    if rng.random() < 0.05:
+        b = Block(f"claim:{pid}-as-of")
+        b.add("a", "kgp:Role")
+        b.add("kgp:holder", me)
+        b.add("kgp:organization", namer.org(pick_org(rng, namer.orgs)))
+        b.add("kgp:status", "kgp:NotConfirmedCurrent")
+        b.add("kgp:asOf", date_at(rng, rng.randint(1990, 2024)))
+        b.add("kgp:source", own_source)
+        blocks.append(b)
+    if i % PRIZE_EVERY == 0 and is_recipient(namer, i):
+        b = Block(f"claim:{pid}-prize")
+        b.add("a", "kgp:AwardReceipt")
+        b.add("kgp:recipient", me, namer.person(i + 1), namer.person(i + 2))
+        b.add("kgp:award", f"award:a{(i // PRIZE_EVERY) % AWARD_COUNT}")
+        b.add("kgp:date", typed(f"{rng.randint(1980, 2024):04d}", "gYear"))
+        b.add("kgp:source", "source:synthetic-prize-list")
+        blocks.append(b)
+    if i % ADVISOR_EVERY == 3 and i >= 10:
+        b = Block(f"claim:{pid}-advisor")
+        b.add("a", "kgp:Supervision")
+        b.add("kgp:advisor", namer.person(i - 5))
+        b.add("kgp:student", me)
+        b.add("kgp:source", "source:synthetic-genealogy")
+        blocks.append(b)
+    if gives_keynote(namer, i):
+        b = Block(f"claim:{pid}-keynote")
+        b.add("a", "kgp:Event")
+        b.add("kgp:subject", me)
+        b.add("kgp:participant", namer.person(i + 1))
+        b.add("kgp:date", date_at(rng, rng.randint(2000, 2025)))
+        b.add("kgp:title", lit(f"Gave a keynote with Synthetic Person {i + 1}."))
+        b.add("kgp:source", "source:synthetic-programme")
+        blocks.append(b)
+    return blocks
+
+
 def organizations_file(namer: Namer) -> tuple[str, int]:
-    parts = ["# Synthetic organisations (kgprofiles bench generator).\n", PREFIXES, "\n"]
+    parts = ["# Synthetic organisations, awards and shared sources (kgprofiles bench generator).\n", PREFIXES, "\n"]
     for k in range(namer.orgs):
         parts.append(f"{namer.org(k)} a kgp:Organization ;\n    kgp:name {lit(namer.org_name(k))} .\n")
-    return "".join(parts), 2 * namer.orgs
+    for a in range(AWARD_COUNT):
+        parts.append(f"award:a{a} a kgp:Award ;\n    kgp:name {lit(f'Synthetic Prize {a}')} ;\n")
+        parts.append(f"    kgp:conferredBy {namer.org(0)} .\n")
+    shared = (("prize-list", "list of prize winners"), ("genealogy", "academic genealogy"), ("programme", "programme"))
+    for slug, title in shared:
+        parts.append(f"source:synthetic-{slug} a kgp:Source ;\n    kgp:title {lit('Synthetic ' + title)} ;\n")
+        parts.append(f"    kgp:url <https://example.org/kgprofiles-synthetic/{slug}> .\n")
+    return "".join(parts), 2 * namer.orgs + 3 * AWARD_COUNT + 3 * len(shared)
 
 
 def topics_file() -> tuple[str, int]:

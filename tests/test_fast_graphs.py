@@ -42,6 +42,12 @@ SOURCES = [node("source", f"s{i}") for i in range(3)]
 PROFILES = [node("profile", f"f{i}") for i in range(2)]
 CITATIONS = [node("profile", f"f0-fn-{i}") for i in range(3)]
 TOPICS = [node("topic", f"t{i}") for i in range(2)]
+AWARDS = [node("award", f"a{i}") for i in range(2)]
+RECEIPTS = [node("claim", f"receipt{i}") for i in range(2)]
+LIFE_EVENTS = [node("claim", f"birth{i}") for i in range(2)]
+PLACES = [node("place", f"pl{i}") for i in range(2)]
+SUPERVISIONS = [node("claim", f"supervision{i}") for i in range(1)]
+IDENTIFIERS = [node("claim", f"id{i}") for i in range(2)]
 BLANK = ox.BlankNode("b0")
 WIKIDATA = [
     ox.NamedNode("http://www.wikidata.org/entity/Q42"),
@@ -53,16 +59,19 @@ WIKIDATA = [
 ]
 NODES = [
     *PEOPLE, *ORGS, *ROLES, *CONTRIBUTIONS, *EVENTS, *STATEMENTS, *WORKS, *SOURCES, *PROFILES, *CITATIONS,
-    *TOPICS, BLANK,
+    *TOPICS, *AWARDS, *RECEIPTS, *LIFE_EVENTS, *PLACES, *SUPERVISIONS, *IDENTIFIERS, BLANK,
 ]  # fmt: skip
 CLASSES = [
     kgp(c)
     for c in (
         "Person", "Organization", "Topic", "Role", "Contribution", "Event", "Statement", "Work", "Paper", "Software",
         "Essay", "Post", "ResearchPost", "Source", "Profile", "Citation", "Claim", "RoleStatus", "ContributionKind",
+        "Award", "AwardReceipt", "LifeEvent", "Birth", "Death", "Place", "Education", "Supervision", "Identifier",
+        "IdentifierScheme",
     )
 ] + [ox.NamedNode("http://schema.org/Person"), ox.NamedNode("http://example.org/Unknown")]  # fmt: skip
 KINDS = [kgp(k) for k in ("CoAuthor", "Maintainer", "Creator", "Current", "Former", "NotConfirmedCurrent")]
+KINDS += [kgp(k) for k in ("ORCID", "GitHub", "WikipediaArticle")]
 
 #: Literals that are right somewhere, wrong elsewhere, canonical or not, well- or ill-typed.
 LITERALS = [
@@ -86,6 +95,13 @@ LITERALS = [
     typed("false", "boolean"),
     typed("1", "boolean"),
     typed("2.5", "decimal"),
+    typed("0.25", "decimal"),
+    typed("0", "decimal"),
+    ox.Literal("0000-0002-1825-0097"),
+    ox.Literal("0000-0002-1694-233X"),
+    ox.Literal("0000-0002-1825-0098"),
+    ox.Literal("0000-000A-1825-0097"),
+    ox.Literal("0000000218250097"),
     ox.Literal("true"),
     ox.Literal("2019-06"),
 ]
@@ -99,7 +115,9 @@ PREDICATES = [
         "holds", "organization", "title", "start", "startUnknown", "end", "status", "contributor", "work",
         "contributionKind", "description", "authorOf", "hasContributor", "date", "venue", "url", "license",
         "publisher", "site", "sourceKind", "retrieved", "profileOf", "summary", "writing", "featuredContribution",
-        "citation", "number", "cites",
+        "citation", "number", "cites", "recipient", "award", "received", "conferredBy", "share", "motivation",
+        "place", "location", "country", "degree", "advisor", "student", "asOf", "partOf", "scheme", "value",
+        "participant",
     )
 ] + [SAME_AS, ox.NamedNode("http://example.org/other")]  # fmt: skip
 
@@ -110,6 +128,27 @@ objects = st.one_of(
     st.sampled_from(KINDS),
 )
 statements = st.tuples(st.sampled_from(NODES), st.sampled_from(PREDICATES), objects)
+ORCIDS = [lit for lit in LITERALS if lit.value.startswith("0000")]
+#: Statements of the version 2 vocabulary that random ones rarely make: identifiers with their scheme and
+#: value, organisations part of each other (cycles included), shared award receipts, supervisions.
+lives = st.one_of(
+    st.tuples(st.sampled_from(IDENTIFIERS), st.just(kgp("scheme")), st.sampled_from(KINDS[-3:])),
+    st.tuples(st.sampled_from(IDENTIFIERS), st.just(kgp("value")), st.sampled_from([*ORCIDS, ox.Literal("x")])),
+    st.tuples(st.sampled_from([*ORGS, BLANK]), st.just(kgp("partOf")), st.sampled_from([*ORGS, PEOPLE[0]])),
+    st.tuples(
+        st.sampled_from(RECEIPTS),
+        st.sampled_from([kgp("recipient"), kgp("award")]),
+        st.sampled_from([*PEOPLE, *AWARDS]),
+    ),
+    st.tuples(
+        st.sampled_from(SUPERVISIONS), st.sampled_from([kgp("advisor"), kgp("student")]), st.sampled_from(PEOPLE)
+    ),
+    st.tuples(
+        st.sampled_from([*LIFE_EVENTS, *EVENTS]),
+        st.sampled_from([kgp("place"), kgp("location"), kgp("participant")]),
+        st.sampled_from([*PLACES, *PEOPLE]),
+    ),
+)
 typings = st.tuples(st.sampled_from(NODES), st.sampled_from(CLASSES))
 
 
@@ -117,7 +156,8 @@ def _natural_types() -> list[ox.Triple]:
     pools = {
         "Person": PEOPLE, "Organization": ORGS, "Role": ROLES, "Contribution": CONTRIBUTIONS, "Event": EVENTS,
         "Statement": STATEMENTS, "Paper": WORKS, "Source": SOURCES, "Profile": PROFILES, "Citation": CITATIONS,
-        "Topic": TOPICS,
+        "Topic": TOPICS, "Award": AWARDS, "AwardReceipt": RECEIPTS, "Birth": LIFE_EVENTS, "Place": PLACES,
+        "Supervision": SUPERVISIONS, "Identifier": IDENTIFIERS,
     }  # fmt: skip
     return [ox.Triple(n, RDF_TYPE, kgp(c)) for c, nodes in pools.items() for n in nodes]
 
@@ -133,6 +173,8 @@ def graphs(draw: st.DrawFn, unfaithful: bool = False, max_statements: int = 40) 
     triples = [t for t, k in zip(NATURAL_TYPES, keep, strict=True) if k]
     triples += [ox.Triple(s, RDF_TYPE, c) for s, c in draw(st.lists(typings, max_size=4))]
     for s, p, o in draw(st.lists(statements, max_size=max_statements)):
+        triples.append(ox.Triple(s, p, o))
+    for s, p, o in draw(st.lists(lives, max_size=max_statements // 4)):
         triples.append(ox.Triple(s, p, o))
     if unfaithful and draw(st.booleans()):
         s, p, _ = draw(statements)

@@ -30,6 +30,7 @@ from kgprofiles.validate import load_ontology
 from test_fast_graphs import KINDS, NODES, PEOPLE, SAME_AS, UNFAITHFUL, WIKIDATA, graphs, kgp, typed
 
 DIRECTORIES = sorted(p for p in (ROOT / "tests" / "shapes").iterdir() if p.is_dir())
+DIRECTORIES.append(ROOT / "tests" / "fixtures" / "lives")  # shared prizes, supervision, parts of organisations
 
 
 @pytest.fixture(scope="module")

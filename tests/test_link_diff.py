@@ -36,8 +36,17 @@ def test_q42_differences(wikidata_endpoint: str, tmp_path: Path) -> None:
         "    only Wikidata  work Q902712: notable work (P800)",
         "  fields of work (P101)",
         "    only ours      topic Science fiction: not a field of work (P101) on Wikidata",
-        "  3 agree, 0 differ, 3 only ours, 1 only Wikidata",
-        "summary: 1 person(s) compared: 3 agree, 0 differ, 3 only ours, 1 only Wikidata",
+        "  birth and death (P569, P570, P19, P20)",
+        "    only Wikidata  date born: Mar 11, 1952 (day) (P569; we give none)",
+        "    only Wikidata  place born: Q350 (P19)",
+        "    only Wikidata  date died: May 11, 2001 (day) (P570; we give none)",
+        "    only Wikidata  place died: Q159288 (P20)",
+        "  education (P69; start P580, end P582)",
+        "    only Wikidata  educated at Q35794, until 1974 (year)",
+        "    only Wikidata  educated at Q691283",
+        "    only Wikidata  educated at Q4961791",
+        "  3 agree, 0 differ, 3 only ours, 8 only Wikidata",
+        "summary: 1 person(s) compared: 3 agree, 0 differ, 3 only ours, 8 only Wikidata",
     ]
 
 
@@ -66,17 +75,19 @@ def test_every_case_with_dates_at_their_precision(wikidata_endpoint: str, tmp_pa
         "  fields of work (P101)",
         "    agrees         field of work Fixture Studies (Q99900000023)",
         "    only ours      topic Other Fixture Topic: not a field of work (P101) on Wikidata",
-        "  8 agree, 4 differ, 3 only ours, 0 only Wikidata",
-        "summary: 1 person(s) compared: 8 agree, 4 differ, 3 only ours, 0 only Wikidata",
+        "  doctoral advisors and students (P184, P185)",
+        "    only ours      doctoral student Sam Fixture (Q99900000008): no Wikidata statement",
+        "  8 agree, 4 differ, 4 only ours, 0 only Wikidata",
+        "summary: 1 person(s) compared: 8 agree, 4 differ, 4 only ours, 0 only Wikidata",
     ]
 
 
 def test_all_linked_people_and_json(wikidata_endpoint: str, tmp_path: Path) -> None:
     root = project(tmp_path, DATA / "compare", wikidata_endpoint)
-    assert diff(root, "--all")[-1] == "summary: 2 person(s) compared: 11 agree, 4 differ, 6 only ours, 1 only Wikidata"
+    assert diff(root, "--all")[-1] == "summary: 3 person(s) compared: 18 agree, 6 differ, 8 only ours, 9 only Wikidata"
     result = run_cli(root, "link", "diff", "--all", "--format", "json")
     found = {d["wikidata"]: d for d in json.loads(result.stdout)}
-    assert found["Q42"]["summary"] == {"agrees": 3, "differs": 0, "only ours": 3, "only Wikidata": 1}
+    assert found["Q42"]["summary"] == {"agrees": 3, "differs": 0, "only ours": 3, "only Wikidata": 8}
     assert {"section": "roles", "outcome": "only Wikidata", "text": "employer Q9531"} not in found["Q42"]["findings"]
 
 
@@ -101,3 +112,31 @@ def test_a_person_without_a_link(wikidata_endpoint: str, tmp_path: Path) -> None
     assert result.exit_code == 2
     assert "unlinked-fixture has no Wikidata link" in result.stderr
     assert "hint: `kgprofiles link suggest` finds candidates" in result.stderr
+
+
+def test_birth_places_awards_education_and_identifiers(wikidata_endpoint: str, tmp_path: Path) -> None:
+    """Sam Fixture (synthetic): a birth date at a coarser precision, a linked birthplace, an award in
+    another year, an education without its end, the same doctoral advisor, an ORCID iD both give and a
+    GitHub account only we give."""
+    lines = diff(project(tmp_path, DATA / "compare", wikidata_endpoint), "Q99900000008")
+    assert lines[1:] == [
+        "  name (label, aliases)",
+        "    agrees         'Sam Fixture'",
+        "  birth and death (P569, P570, P19, P20)",
+        "    differs        date born: ours Feb 1970 (month), Wikidata Feb 3, 1970 (day) (same at the coarser one)",
+        "    agrees         place born: Fixture City (Q99900000040)",
+        "  awards (P166; point in time P585)",
+        "    agrees         award Fixture Prize (Q99900000041)",
+        "    differs        date of Fixture Prize: ours 2011 (year), Wikidata 2010 (year)",
+        "  education (P69; start P580, end P582)",
+        "    agrees         educated at Fixture University (Q99900000042)",
+        "    agrees         start at Fixture University: 1992 (year)",
+        "    only Wikidata  end at Fixture University: 1996 (year) (P582; we give none)",
+        "  doctoral advisors and students (P184, P185)",
+        "    agrees         doctoral advisor Robin Fixture (Q99900000006)",
+        "  identifiers (P496 ORCID, P2456 DBLP, P1960 Google Scholar, P2037 GitHub)",
+        "    agrees         ORCID 0000-0002-1825-0097",
+        "    only ours      GitHub sam-fixture: Wikidata has no P2037",
+        "  7 agree, 2 differ, 1 only ours, 1 only Wikidata",
+        "summary: 1 person(s) compared: 7 agree, 2 differ, 1 only ours, 1 only Wikidata",
+    ]

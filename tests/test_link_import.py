@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.realdata, pytest.mark.usefixtures("no_public_wikidata"
 KGP = "https://w3id.org/kgprofiles/ontology#"
 ID = "https://w3id.org/kgprofiles/id/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
-IMPORTED = ("P108", "P39", "P800", "P101")  # the item's own statements the draft holds
+IMPORTED = ("P108", "P39", "P800", "P101")  # the item's own statements the draft holds, as roles and works
+LIVES = ("P569", "P570", "P19", "P20", "P69")  # and as birth, death and education
 
 
 def graph(path: Path) -> ox.Store:
@@ -52,7 +53,8 @@ def test_q42_draft_sources_match_its_references(wikidata_endpoint: str, tmp_path
             value = f"q{statement['mainsnak']['datavalue']['value']['numeric-id']}"
             expected[value] = {r["hash"][:12] for r in statement.get("references", [])}
     store = graph(draft)
-    all_refs = set().union(*expected.values())
+    lives = {prop: {r["hash"][:12] for s in claims.get(prop, []) for r in s.get("references", [])} for prop in LIVES}
+    all_refs = set().union(*expected.values(), *lives.values())
     assert all_refs  # Q42's notable works carry references
     assert wikidata_sources(store) == {f"{ID}source/wikidata-ref-{h}" for h in all_refs}
     item_source = f"{ID}source/wikidata-q42"
@@ -61,6 +63,15 @@ def test_q42_draft_sources_match_its_references(wikidata_endpoint: str, tmp_path
         kind = "employer" if value == "q9531" else "work"
         cited = values(store, f"{ID}claim/douglas-adams-{kind}-{value}", KGP + "source")
         assert cited == {item_source} | {f"{ID}source/wikidata-ref-{h}" for h in refs}
+    for claim, props in (("birth", ("P569", "P19")), ("death", ("P570", "P20"))):
+        cited = values(store, f"{ID}claim/douglas-adams-{claim}", KGP + "source")
+        assert cited == {item_source} | {f"{ID}source/wikidata-ref-{h}" for p in props for h in lives[p]}
+    assert values(store, f"{ID}claim/douglas-adams-birth", KGP + "date") == {"1952-03-11"}
+    assert values(store, f"{ID}claim/douglas-adams-birth", KGP + "place") == {f"{ID}place/wikidata-q350"}
+    educations = {q.subject.value for q in store.quads_for_pattern(None, ox.NamedNode(KGP + "holder"), None)}
+    assert {e.rsplit("-", 1)[-1] for e in educations if "-education-" in e} == {
+        f"q{s['mainsnak']['datavalue']['value']['numeric-id']}" for s in claims["P69"]
+    }
     numbers = {q.object.value for q in store.quads_for_pattern(None, ox.NamedNode(KGP + "number"), None)}
     assert numbers == {str(n) for n in range(1, len(all_refs) + 2)}
     assert values(store, f"{ID}person/douglas-adams", KGP + "headline") == {"English writer and humorist"}
@@ -69,15 +80,21 @@ def test_q42_draft_sources_match_its_references(wikidata_endpoint: str, tmp_path
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert (
-        lines[0] == "wrote q42.ttl: person:douglas-adams from Q42, 3 source(s) (2 Wikidata reference(s) and the item)"
+        lines[0] == "wrote q42.ttl: person:douglas-adams from Q42, 8 source(s) (7 Wikidata reference(s) and the item)"
     )
-    assert lines[1] == "`kgprofiles validate` lists 3 thing(s) the curator must add:"
+    assert lines[1] == "`kgprofiles validate` lists 8 thing(s) the curator must add:"
     problems = [line.split(": violation: ", 1)[1] for line in lines[2:]]
+    # the schools (P69) and places (P19, P20) have no labels in the fixture either
+    school, place, work = (
+        "An organisation needs exactly one kgp:name, a plain string. (organization:wikidata-{}, kgp:name, "
+        "kgs:OrganizationShape)",
+        "A place needs exactly one kgp:name, a plain string. (place:wikidata-{}, kgp:name, kgs:PlaceShape)",
+        "A work needs exactly one kgp:title. (work:wikidata-{}, kgp:title, kgs:WorkShape)",
+    )
     assert problems == [
-        "An organisation needs exactly one kgp:name, a plain string. "
-        "(organization:wikidata-q9531, kgp:name, kgs:OrganizationShape)",
-        "A work needs exactly one kgp:title. (work:wikidata-q25169, kgp:title, kgs:WorkShape)",
-        "A work needs exactly one kgp:title. (work:wikidata-q902712, kgp:title, kgs:WorkShape)",
+        *(school.format(q) for q in ("q9531", "q35794", "q691283", "q4961791")),
+        *(work.format(q) for q in ("q25169", "q902712")),
+        *(place.format(q) for q in ("q350", "q159288")),
     ]
     text = draft.read_text(encoding="utf-8")
     assert "# TODO: organization:wikidata-q9531: add kgp:name (Wikidata has no English label for Q9531)" in text
@@ -148,8 +165,11 @@ def test_a_redirect_is_followed_and_said(wikidata_endpoint: str, tmp_path: Path)
     draft = tmp_path / "kahn.ttl"
     root = project(tmp_path, DATA / "compare", wikidata_endpoint)
     result = run_cli(root, "import", "wikidata", "Q99900000001", "-o", str(draft))
-    assert result.exit_code == 0, result.output
+    # written; validate lists what the curator must add (awards without P585 or labels in the fixture)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.startswith("wrote kahn.ttl: person:oliver-kahn from Q131261")
     assert "note: Q99900000001 redirects to Q131261; imported Q131261" in result.stdout
+    assert "(claim:oliver-kahn-award-q315026, kgp:date, kgs:AwardReceiptShape)" in result.stdout
     assert values(graph(draft), f"{ID}person/oliver-kahn", "http://www.w3.org/2002/07/owl#sameAs") == {
         "http://www.wikidata.org/entity/Q131261"
     }
@@ -195,3 +215,42 @@ def test_import_knows_a_person_iri_already_in_use_before_minting_it(settings: Se
         assert not local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + "nobody-by-this-slug"))
     finally:
         local.close()
+
+
+def test_a_prize_winner_with_birth_education_advisor_and_orcid(wikidata_endpoint: str, tmp_path: Path) -> None:
+    """Sam Fixture (tests/wikidata/synthetic.py, synthetic): P569 and P19, P69 with P512 and dates,
+    P184, P166 with P585, P496; the draft validates and each claim cites its statement's
+    reference and the item."""
+    draft = tmp_path / "sam.ttl"
+    root = project(tmp_path, DATA / "check", wikidata_endpoint)
+    result = run_cli(root, "import", "wikidata", "Q99900000008", "-o", str(draft))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].startswith("the draft validates (")
+    store = graph(draft)
+    claim, item = f"{ID}claim/sam-fixture-", f"{ID}source/wikidata-q99900000008"
+    thesis, prizes, home = (f"{ID}source/wikidata-ref-{h * 6}" for h in ("e5", "d4", "f6"))
+
+    def typed(subject: str, predicate: str) -> set[tuple[str, str]]:
+        found = store.quads_for_pattern(ox.NamedNode(subject), ox.NamedNode(KGP + predicate), None)
+        return {(q.object.value, q.object.datatype.value[len(XSD) :]) for q in found}
+
+    assert typed(claim + "birth", "date") == {("1970-02-03", "date")}
+    assert values(store, claim + "birth", KGP + "place") == {f"{ID}place/wikidata-q99900000040"}
+    assert values(store, f"{ID}place/wikidata-q99900000040", KGP + "name") == {"Fixture City"}
+    award = claim + "award-q99900000041"
+    assert typed(award, "date") == {("2010", "gYear")}
+    assert values(store, award, KGP + "recipient") == {f"{ID}person/sam-fixture"}
+    assert values(store, f"{ID}award/wikidata-q99900000041", KGP + "name") == {"Fixture Prize"}
+    education = claim + "education-q99900000042"
+    assert values(store, education, KGP + "degree") == {"Fixture Doctorate"}
+    assert typed(education, "start") == {("1992", "gYear")} and typed(education, "end") == {("1996", "gYear")}
+    advisor = claim + "advisor-q99900000006"
+    assert values(store, advisor, KGP + "advisor") == {f"{ID}person/wikidata-q99900000006"}
+    assert values(store, f"{ID}person/wikidata-q99900000006", KGP + "name") == {"Robin Fixture"}
+    assert values(store, claim + "orcid", KGP + "value") == {"0000-0002-1825-0097"}
+    assert values(store, claim + "orcid", KGP + "scheme") == {KGP + "ORCID"}
+    for subject, reference in (
+        ("birth", thesis), ("award-q99900000041", prizes), ("education-q99900000042", thesis),
+        ("advisor-q99900000006", thesis), ("orcid", home),
+    ):  # fmt: skip
+        assert values(store, claim + subject, KGP + "source") == {item, reference}, subject

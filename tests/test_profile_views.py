@@ -163,3 +163,10 @@ def test_an_ambiguous_name_lists_the_candidates(views: Views) -> None:
 def test_an_unknown_person_is_a_clear_error(views: Views) -> None:
     with pytest.raises(NotFound, match="no person matches 'Nobody Here'"):
         views.resolve_person("Nobody Here")
+
+
+def test_other_documented_roles_in_the_seed_pages_order(seed, horace) -> None:
+    """Newest evidence first, as the seed page lists them (September 2025 post, then 2024 paper)."""
+    roles = [i.text for i in seed.section("Other documented roles") if i.text.startswith("•")]
+    shown = [f"• {r.title}, {r.organization_name}" for r in horace.roles_with("not confirmed")]
+    assert [next(t for t in roles if t.startswith(s)) for s in shown] == roles

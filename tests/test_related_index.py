@@ -64,6 +64,16 @@ def test_the_index_gives_horace_he_the_seed_pages_related_people(seed_store: Oxi
     ]
 
 
+def test_the_index_ranks_the_lives_fixture_as_the_queries_do(settings: Settings) -> None:
+    """Shared prizes, a supervision, shared events, roles at points in time and overlapping roles
+    (tests/fixtures/lives): the new evidence, the same ranks both ways."""
+    store = OxigraphStore("memory:")
+    build(settings.with_overrides(data_dir=ROOT / "tests" / "fixtures" / "lives"), store=store)
+    assert assert_same_as_queries(store, settings) == 5 * len(LIMITS)
+    for weights in ({"award": 0.5, "supervision": 0.5}, {"overlap_org": 0.5, "event": 3.0}):
+        assert assert_same_as_queries(store, settings, weights) == 5 * len(LIMITS)
+
+
 def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
     synthetic_store: OxigraphStore, settings: Settings
 ) -> None:

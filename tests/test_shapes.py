@@ -246,7 +246,7 @@ def test_covered_shapes_have_a_focus_node_in_the_fixture(fixture: Fixture, setti
 
 def test_every_node_shape_has_a_conforming_and_a_violating_fixture() -> None:
     shapes = node_shapes()
-    assert len(shapes) == 21  # the shapes file as reviewed; a new shape needs fixtures here
+    assert len(shapes) == 31  # the shapes file as reviewed; a new shape needs fixtures here
     conforming = {s for f in ALL_FIXTURES if not f.violations and not f.xfail for s in f.covers}
     violating = {e.shape for f in ALL_FIXTURES if not f.xfail for e in f.expected}
     assert [s for s in shapes if s not in conforming] == []
@@ -260,8 +260,8 @@ def template_pattern(template: str) -> re.Pattern[str]:
 
 
 def test_every_sparql_constraint_has_a_violating_fixture() -> None:
-    """Each sh:sparql constraint (both of kgs:ProfileShape's, kgs:RoleDatesShape's and
-    kgs:SlugWarningShape's) is exercised."""
+    """Each sh:sparql constraint (both of kgs:ProfileShape's, kgs:RoleDatesShape's,
+    kgs:SlugWarningShape's, kgs:PartOfCycleShape's and kgs:OrcidShape's) is exercised."""
     g = shapes_graph()
     constraints = [
         (compact_shape(shape), str(g.value(c, SH.message)))
@@ -269,6 +269,8 @@ def test_every_sparql_constraint_has_a_violating_fixture() -> None:
         if str(shape).startswith(KGS)
     ]
     assert sorted(s for s, _ in constraints) == [
+        "kgs:OrcidShape",
+        "kgs:PartOfCycleShape",
         "kgs:ProfileShape",
         "kgs:ProfileShape",
         "kgs:RoleDatesShape",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgprofiles.profiles import Link, OrganizationView, Profile, TopicView, Views
+from kgprofiles.render import education_text, life_text
 from kgprofiles.vocab import WD_NS
 
 
@@ -24,6 +25,7 @@ from kgprofiles.vocab import WD_NS
 class Item:
     text: str
     iri: str | None = None
+    notes: tuple[int, ...] = ()  # footnotes: the sources of a claim shown in the box
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,31 @@ def identifier(iri: str) -> Item:
     return Item(iri, iri)
 
 
+def _life(p: Profile, kind: str) -> tuple[Item, ...]:
+    """A birth or a death (``kind``): date and place, with its sources."""
+    return tuple(Item(life_text(x), None, x.notes) for x in p.life if x.kind == kind)
+
+
+def _identifiers(f: PersonFacts) -> tuple[Item, ...]:
+    """The typed identifiers of the data (ORCID, DBLP, ... with their pages), then every other
+    owl:sameAs that is not Wikidata's."""
+    typed = tuple(Item(f"{i.label} {i.value}", i.url) for i in f.profile.identifiers)
+    shown = {i.iri for i in typed}
+    return typed + tuple(identifier(i) for i in f.same_as if not i.startswith(WD_NS) and i not in shown)
+
+
 PersonRule = Callable[[PersonFacts], tuple[Item, ...]]
 #: The person's box, row by row (a new row, e.g. born, educated at, awards: one line here).
 PERSON_ROWS: tuple[tuple[str, PersonRule], ...] = (
     ("Known for", lambda f: (Item(f.profile.headline),) if f.profile.headline else ()),
+    ("Born", lambda f: _life(f.profile, "born")),
+    ("Died", lambda f: _life(f.profile, "died")),
     ("Works at", lambda f: tuple(Item(w.name, w.iri) for w in f.profile.workplaces)),
+    ("Education", lambda f: tuple(Item(education_text(e), None, e.notes) for e in f.profile.education)),
+    ("Awards", lambda f: tuple(Item(f"{a.name} ({a.date.text})", None, a.notes) for a in f.profile.awards)),
     ("Topics", lambda f: tuple(Item(t.name, t.iri) for t in f.topics)),
     ("Wikidata", lambda f: _wikidata((f.profile.wikidata, *f.same_as))),
-    ("Identifiers", lambda f: tuple(identifier(i) for i in f.same_as if not i.startswith(WD_NS))),
+    ("Identifiers", _identifiers),
     ("Sources", lambda f: (Item(f"{len(f.profile.sources)} numbered sources"),) if f.profile.sources else ()),
 )
 
@@ -134,7 +153,7 @@ def person_facts(views: Views, profile: Profile) -> PersonFacts:
     the same order)."""
     person = ox.NamedNode(profile.iri)
     topics = tuple(Link(r["topic"].value, r["name"].value) for r in views.select("person-topics", person=person).rows)
-    same_as = tuple(r["same"].value for r in views.select("person-identifiers", person=person).rows)
+    same_as = tuple(r["same"].value for r in views.select("person-same-as", person=person).rows)
     events = tuple(r["event"].value for r in views.select("person-timeline", person=person).rows)
     return PersonFacts(profile, topics, same_as, events if len(events) == len(profile.timeline) else ())
 

@@ -15,12 +15,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pyoxigraph as ox
 
 from kgprofiles.config import RELATED_ON_PROFILE, SearchPath
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
+from kgprofiles.names import matches, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
+_STATUS_ORDER = {str(KGP.Current): 0, str(KGP.Former): 1, str(KGP.NotConfirmedCurrent): 2}
 
 
 class NotFound(InputError):
@@ -91,6 +94,63 @@ class RoleItem:
     start: DateValue | None
     end: DateValue | None
     notes: tuple[int, ...]
+    as_of: DateValue | None = None  # a role known at a point in time (kgp:asOf)
+
+
+@dataclass(frozen=True)
+class PersonLink:
+    iri: str
+    name: str
+
+
+@dataclass(frozen=True)
+class LifeItem:
+    """A birth or a death: ``kind`` is "born" or "died"."""
+
+    kind: str
+    date: DateValue | None
+    place: str | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AwardItem:
+    award: str
+    name: str
+    date: DateValue
+    shared_with: tuple[PersonLink, ...]
+    share: str | None
+    motivation: str | None
+    conferred_by: str | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class EducationItem:
+    organization: str
+    organization_name: str
+    degree: str | None
+    start: DateValue | None
+    end: DateValue | None
+    as_of: DateValue | None
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SupervisionItem:
+    """``relation`` is "advisor" (the other person advised this one) or "student"."""
+
+    relation: str
+    person: PersonLink
+    notes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class IdentifierItem:
+    scheme: str
+    label: str
+    value: str
+    url: str | None
 
 
 @dataclass(frozen=True)
@@ -102,6 +162,9 @@ class Workplace:
 
 @dataclass(frozen=True)
 class SourceItem:
+    """One entry of a profile's numbered source list. ``url`` is the first of ``urls`` (all the
+    source's addresses, in text order), kept for readers of one address."""
+
     number: int
     iri: str
     title: str
@@ -109,6 +172,17 @@ class SourceItem:
     url: str | None
     kind: str | None
     retrieved: str | None
+    urls: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, number: int, iri: str, row: Mapping[str, Term]) -> SourceItem:
+        """From a row of ``profile-sources`` or ``source`` (``?urls`` space-separated)."""
+        urls = _urls(row)
+        title = row["title"].value if "title" in row else iri
+        return cls(
+            number, iri, title, _opt(row, "site"), urls[0] if urls else None, _opt(row, "kind"),
+            _opt(row, "retrieved"), urls,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -127,6 +201,33 @@ class Profile:
     workplaces: tuple[Workplace, ...]
     related: tuple[Related, ...]
     sources: tuple[SourceItem, ...]
+    life: tuple[LifeItem, ...] = ()
+    awards: tuple[AwardItem, ...] = ()
+    education: tuple[EducationItem, ...] = ()
+    supervisions: tuple[SupervisionItem, ...] = ()
+    identifiers: tuple[IdentifierItem, ...] = ()
+    workplaces_as_of: DateValue | None = None  # set when no role is current: the latest known affiliation
+
+    @property
+    def born(self) -> LifeItem | None:
+        return next((x for x in self.life if x.kind == "born"), None)
+
+    @property
+    def died(self) -> LifeItem | None:
+        return next((x for x in self.life if x.kind == "died"), None)
+
+    @property
+    def advisors(self) -> tuple[SupervisionItem, ...]:
+        return tuple(s for s in self.supervisions if s.relation == "advisor")
+
+    @property
+    def students(self) -> tuple[SupervisionItem, ...]:
+        return tuple(s for s in self.supervisions if s.relation == "student")
+
+    @property
+    def has_facts(self) -> bool:
+        """Whether the summary box (born, died, education, awards, identifiers) has anything to show."""
+        return bool(self.life or self.awards or self.education or self.identifiers)
 
     @property
     def featured_works(self) -> tuple[WorkItem, ...]:
@@ -178,6 +279,17 @@ class SourceView:
     kind: str | None
     retrieved: str | None
     citations: tuple[Link, ...]  # the person, footnote number as note, claims supported as count
+    urls: tuple[str, ...] = ()  # every address; ``url`` is the first
+
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A person, organisation or topic found by one of its names (``Views.search``)."""
+
+    iri: str
+    kind: str
+    name: str
 
 
 class Views:
@@ -213,6 +325,7 @@ class Views:
         if self._queries is None:
             self._queries = load_queries(self.queries_dir)
         return self._queries
+        self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         return select_rows(self.store, named(self.queries, name), values)
@@ -232,7 +345,13 @@ class Views:
                 iri = None
             if iri is not None and self.select("person", person=iri).rows:
                 return iri
-        rows = self.select("person-by-name", wanted=text).rows or self.select("people", text=text).rows
+        rows = self.select("person-by-name", wanted=text).rows
+        if not rows:  # the same name but for case, accents and spacing; then a name the text finds
+            people = [(hit, names) for hit, names in self._names() if hit.kind == "person"]
+            wanted = normalize(text)
+            same = [hit for hit, names in people if wanted in {normalize(n) for n in names}]
+            hits = same or [hit for hit, names in people if matches(text, names)]
+            rows = tuple({"person": ox.NamedNode(h.iri), "name": ox.Literal(h.name)} for h in hits)
         return self._one(rows, text)
 
     def _one(self, rows: tuple[dict[str, Term], ...], text: str) -> ox.NamedNode:
@@ -256,15 +375,7 @@ class Views:
             raise NotFound(f"no person {person.value}")
         fact = facts[0]
         sources = tuple(
-            SourceItem(
-                int(r["number"].value),
-                r["source"].value,
-                r["title"].value,
-                _opt(r, "site"),
-                _opt(r, "url"),
-                _opt(r, "kind"),
-                _opt(r, "retrieved"),
-            )
+            SourceItem.of(int(r["number"].value), r["source"].value, r)
             for r in self.select("profile-sources", person=person).rows
         )
         hand_numbered = bool(sources)
@@ -280,23 +391,19 @@ class Views:
             TimelineItem(DateValue.of(r["date"]), r["label"].value, notes.get(r["event"].value, ()))  # type: ignore[arg-type]
             for r in self.select("person-timeline", person=person).rows
         )
-        roles = tuple(
-            RoleItem(
-                r["organization"].value,
-                r["organizationName"].value,
-                _opt(r, "title"),
-                STATUS_NAMES.get(r["status"].value, "unknown"),
-                DateValue.of(r.get("start")),
-                DateValue.of(r.get("end")),
-                notes.get(r["role"].value, ()),
-            )
-            for r in self.select("person-roles", person=person).rows
-        )
+        roles = self._roles(person, notes)
+        workplace_rows = self.select("person-workplaces", person=person).rows
+        workplaces_as_of = None
+        if not workplace_rows:  # nothing current: the latest affiliations known at a point in time
+            as_of = self.select("person-as-of", person=person).rows
+            latest = as_of[0]["asOf"].value if as_of else None
+            workplace_rows = tuple({r["organization"].value: r for r in as_of if r["asOf"].value == latest}.values())
+            workplaces_as_of = DateValue.of(as_of[0]["asOf"]) if as_of else None
         workplaces = tuple(
             sorted(
                 (
                     Workplace(r["organization"].value, r["name"].value, self.org_size(r["organization"]))  # type: ignore[arg-type]
-                    for r in self.select("person-workplaces", person=person).rows
+                    for r in workplace_rows
                 ),
                 key=lambda w: (-w.people, w.name, w.iri),
             )
@@ -318,8 +425,102 @@ class Views:
             workplaces=workplaces,
             related=tuple(related),
             sources=sources,
+            life=self._life(person, notes),
+            awards=self._awards(person, notes),
+            education=self._education(person, notes),
+            supervisions=tuple(
+                SupervisionItem(
+                    r["relation"].value,
+                    PersonLink(r["other"].value, r["name"].value),
+                    notes.get(r["supervision"].value, ()),
+                )
+                for r in self.select("person-supervisions", person=person).rows
+            ),
+            identifiers=self._identifiers(person),
+            workplaces_as_of=workplaces_as_of,
         )
         return built if hand_numbered else number_by_first_citation(built)
+
+    def _life(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[LifeItem, ...]:
+        """Birth, then death (the first of each, by date, should the sources give two)."""
+        found: dict[str, LifeItem] = {}
+        for r in self.select("person-life", person=person).rows:
+            place = ", ".join(x for x in (_opt(r, "placeName"), _opt(r, "countryName")) if x) or None
+            item = LifeItem(r["kind"].value, DateValue.of(r.get("date")), place, notes.get(r["event"].value, ()))
+            found.setdefault(item.kind, item)
+        return tuple(found[k] for k in ("born", "died") if k in found)
+
+    def _awards(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[AwardItem, ...]:
+        partners: dict[str, list[PersonLink]] = defaultdict(list)
+        for r in self.select("person-award-partners", person=person).rows:
+            partners[r["receipt"].value].append(PersonLink(r["other"].value, r["name"].value))
+        return tuple(
+            AwardItem(
+                r["award"].value,
+                r["awardName"].value,
+                DateValue.of(r["date"]),  # type: ignore[arg-type]
+                tuple(partners.get(r["receipt"].value, ())),
+                _opt(r, "share"),
+                _opt(r, "motivation"),
+                _opt(r, "conferrerName"),
+                notes.get(r["receipt"].value, ()),
+            )
+            for r in self.select("person-awards", person=person).rows
+        )
+
+    def _education(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[EducationItem, ...]:
+        return tuple(
+            EducationItem(
+                r["organization"].value,
+                r["organizationName"].value,
+                _opt(r, "degree"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+                DateValue.of(r.get("asOf")),
+                notes.get(r["education"].value, ()),
+            )
+            for r in self.select("person-education", person=person).rows
+        )
+
+    def _identifiers(self, person: ox.NamedNode) -> tuple[IdentifierItem, ...]:
+        items = []
+        for r in self.select("person-identifiers", person=person).rows:
+            value, formatter = r["value"].value, _opt(r, "formatter")
+            url = formatter.replace("$1", quote(value, safe="/:@-._~")) if formatter else None
+            items.append(IdentifierItem(r["scheme"].value, _opt(r, "label") or _slug(r["scheme"].value), value, url))
+        return tuple(items)
+
+    def _roles(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[RoleItem, ...]:
+        """The person's roles in ``person-roles`` order (by status, newest start first), except that
+        roles without a start come newest evidence first (``person-role-evidence``), then by name."""
+        rows = self.select("person-roles", person=person).rows
+        evidence_rows = self.select("person-role-evidence", person=person).rows
+        evidence = {r["role"].value: _opt(r, "evidence") or "" for r in evidence_rows}
+        for r in rows:  # a point in time is evidence of its own
+            if "asOf" in r:
+                evidence[r["role"].value] = max(evidence.get(r["role"].value, ""), r["asOf"].value)
+        newest = {e: rank for rank, e in enumerate(sorted(set(evidence.values()) | {""}, reverse=True))}
+
+        def key(item: tuple[int, Mapping[str, Term]]) -> tuple[int, int, int, int]:
+            index, r = item
+            status = _STATUS_ORDER.get(r["status"].value, 3)
+            if "start" in r:
+                return (status, 0, 0, index)
+            return (status, 1, newest[evidence.get(r["role"].value, "")], index)
+
+        return tuple(
+            RoleItem(
+                r["organization"].value,
+                r["organizationName"].value,
+                _opt(r, "title"),
+                STATUS_NAMES.get(r["status"].value, "unknown"),
+                DateValue.of(r.get("start")),
+                DateValue.of(r.get("end")),
+                notes.get(r["role"].value, ()),
+                DateValue.of(r.get("asOf")),
+            )
+            for _, r in sorted(enumerate(rows), key=key)
+        )
 
     def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
         """The person's works: featured ones first in the profile's order, then newest first."""
@@ -379,11 +580,7 @@ class Views:
         items = []
         for number, iri in enumerate(cited, start=1):
             rows = self.select("source", source=ox.NamedNode(iri)).rows
-            r = rows[0] if rows else {}
-            title = r["title"].value if "title" in r else iri
-            items.append(
-                SourceItem(number, iri, title, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"))
-            )
+            items.append(SourceItem.of(number, iri, rows[0] if rows else {}))
         return tuple(items)
 
     def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
@@ -463,6 +660,11 @@ class Views:
         )
         f = facts[0]
         alt = _opt(f, "altNames")
+        parts = tuple(
+            Link(r["part"].value, r["name"].value, int(r["people"].value))
+            for r in self.select("org-parts", org=org).rows
+        )
+        with_parts = self.select("org-people-with-parts", org=org).rows if parts else ()
         return OrganizationView(
             org.value,
             _slug(org.value),
@@ -471,6 +673,8 @@ class Views:
             _opt(f, "wikidata"),
             int(f["people"].value),
             members,
+            parts,
+            int(with_parts[0]["people"].value) if with_parts else int(f["people"].value),
         )
 
     def topic(self, text: str) -> TopicView:
@@ -491,16 +695,20 @@ class Views:
     def people(
         self, text: str | None = None, topic: str | None = None, org: str | None = None
     ) -> tuple[PersonRow, ...]:
+        """The people (on a topic, at an organisation), and of them those ``text`` finds by name
+        (``kgprofiles.names.matches``: any case and accents, middle names and initials left out,
+        other names too)."""
         values: dict[str, str | Term] = {}
-        if text:
-            values["text"] = text
         if topic:
             values["topic"] = self.resolve(topic, str(ids().topic))
         if org:
             values["org"] = self.resolve(org, str(ids().organization))
+        rows = self.select("people", **values).rows
+        if text:
+            found = {hit.iri for hit in self.search(text) if hit.kind == "person"}
+            rows = tuple(r for r in rows if r["person"].value in found)
         return tuple(
-            PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline"))
-            for r in self.select("people", **values).rows
+            PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline")) for r in rows
         )
 
     # -------------------------------------------------------------------- the site's other pages
@@ -552,9 +760,33 @@ class Views:
             Link(c["person"].value, c["name"].value, int(c["claims"].value), note=c["number"].value)
             for c in self.select("source-citations", source=node)
         )
+        urls = _urls(r)
         return SourceView(
-            iri, r["title"].value, _opt(r, "site"), _opt(r, "url"), _opt(r, "kind"), _opt(r, "retrieved"), citations
-        )
+            iri, r["title"].value, _opt(r, "site"), urls[0] if urls else None, _opt(r, "kind"), _opt(r, "retrieved"),
+            citations, urls,
+        )  # fmt: skip
+
+    def search(self, text: str) -> tuple[SearchHit, ...]:
+        """People, then organisations, then topics, that ``text`` finds by name or other name, each
+        by name (``kgprofiles.names.matches``: "Richard Feynman" finds "Richard P. Feynman",
+        "Rontgen" finds "Röntgen")."""
+        return tuple(hit for hit, names in self._names() if matches(text, names))
+
+    def _names(self) -> list[tuple[SearchHit, tuple[str, ...]]]:
+        """Every person, organisation and topic with all its names (``queries/names.rq``); read
+        once when the views are stable."""
+        if self.stable and self._name_list is not None:
+            return self._name_list
+        found: dict[str, tuple[SearchHit, list[str]]] = {}
+        for r in self.select("names").rows:
+            item = r["item"].value
+            if item not in found:
+                found[item] = (SearchHit(item, r["kind"].value, r["name"].value), [r["name"].value])
+            found[item][1].extend(x for x in (_opt(r, "name"), _opt(r, "other")) if x and x not in found[item][1])
+        listed = [(hit, tuple(names)) for hit, names in found.values()]
+        if self.stable:
+            self._name_list = listed
+        return listed
 
     def description(self, iri: str) -> list[ox.Triple]:
         """The resource's own triples from the data files (queries/resource-description.rq)."""
@@ -583,6 +815,8 @@ class OrganizationView:
     wikidata: str | None
     people: int
     members: tuple[Member, ...] = field(default=())
+    parts: tuple[Link, ...] = ()  # organisations part of this one (through any chain), people of each as count
+    people_with_parts: int = 0  # people with a role here or at any part
 
 
 @dataclass(frozen=True)
@@ -615,12 +849,17 @@ _RDF_TYPE = RDF_NS + "type"
 
 
 def page_order_notes(profile: Profile) -> Iterator[tuple[int, ...]]:
-    """Every footnote group of a profile in the order the page shows them: summary, research and
-    writing, works, timeline, then the roles."""
+    """Every footnote group of a profile in the order the page shows them: birth and death (in the
+    summary box), summary, research and writing, works, timeline, awards, education and advisors,
+    then the roles."""
+    yield from (x.notes for x in profile.life)
     yield from (p.notes for p in profile.summary)
     yield from (p.notes for p in profile.writing)
     yield from (w.notes for w in profile.featured_works)
     yield from (t.notes for t in profile.timeline)
+    yield from (a.notes for a in profile.awards)
+    yield from (e.notes for e in profile.education)
+    yield from (s.notes for s in profile.supervisions)
     for status in ("current", "former", "not confirmed"):
         yield from (r.notes for r in profile.roles_with(status))
     yield from (r.notes for r in profile.roles if r.status not in ("current", "former", "not confirmed"))
@@ -651,6 +890,10 @@ def number_by_first_citation(profile: Profile) -> Profile:
         works=renumber(profile.works),
         timeline=renumber(profile.timeline),
         roles=renumber(profile.roles),
+        life=renumber(profile.life),
+        awards=renumber(profile.awards),
+        education=renumber(profile.education),
+        supervisions=renumber(profile.supervisions),
         sources=sources,
     )
 
@@ -664,6 +907,12 @@ def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:
 def _negate(text: str) -> tuple[int, ...]:
     """A key that sorts texts in reverse."""
     return tuple(-ord(c) for c in text)
+
+
+def _urls(row: Mapping[str, Term]) -> tuple[str, ...]:
+    """The space-separated ``?urls`` of a row, sorted (GROUP_CONCAT's order is the engine's)."""
+    term = row.get("urls")
+    return tuple(sorted(set(term.value.split()))) if term is not None else ()
 
 
 def _opt(row: Mapping[str, Term], key: str) -> str | None:

@@ -1,8 +1,14 @@
-"""Related people: a weighted score over shared organisations, topics, works and events, with a
-reason that names each link. The queries are ``queries/related-*.rq``; the weights live here."""
+"""Related people: a weighted score over the evidence two people share, with a reason that names
+each piece of it. Strong: an award receipt both are recipients of, a supervision (advisor and
+student), a work both contributed to, an organisation where both hold a current role; then an
+organisation where their roles overlap in time; weak: the same organisation at any time, a shared
+topic. An event counts only for the people who took part in it (its subject and participants). Ties
+break by the number of shared links, then by name. The queries are ``queries/related-*.rq``; the
+weights live here."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -19,7 +25,10 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "other_org": 1.0,  # an organisation shared otherwise (former, or not confirmed as current)
     "topic": 1.0,  # a shared topic
     "work": 2.0,  # a work both contributed to
-    "event": 0.5,  # a thing both have a timeline event about
+    "event": 1.0,  # an event both took part in (its subject or a participant)
+    "award": 5.0,  # an award receipt both are recipients of (they shared the prize)
+    "supervision": 5.0,  # one was the other's doctoral advisor
+    "overlap_org": 2.0,  # an organisation where their roles overlap in time (not both current)
 }
 
 
@@ -55,10 +64,65 @@ class Related:
     reason: str
     components: tuple[Component, ...]
 
+    @property
+    def links(self) -> int:
+        """How many links the two share (the first tie-break)."""
+        return sum(c.count for c in self.components)
+
 
 KGP_NAME, KGP_FIRST_TOPIC, KGP_SOFTWARE = (str(KGP.name), str(KGP.firstTopic), str(KGP.Software))
 #: The named queries behind each kind of link (``queries/related-*.rq``).
-QUERIES = ("related-orgs", "related-topics", "related-works", "related-events")
+QUERIES = (
+    "related-orgs",
+    "related-role-dates",
+    "related-topics",
+    "related-works",
+    "related-events",
+    "related-awards",
+    "related-supervisions",
+)
+KGP_START, KGP_END, KGP_AS_OF, KGP_STATUS = str(KGP.start), str(KGP.end), str(KGP.asOf), str(KGP.status)
+_CURRENT_IRI = str(KGP.Current)
+_TIME_ZONE = re.compile(r"(Z|[+-]\d\d:\d\d)$")
+#: A role's time span as two day strings (first, last), or None when the dates do not allow one.
+Span = tuple[str, str] | None
+
+
+def role_span(dates: Mapping[str, list[str]], current: bool) -> Span:
+    """When a role was held, from its kgp:start, kgp:end and kgp:asOf values (at any precision):
+    from its start (or point in time) to its end (or point in time; a current role runs on). A
+    year reads as the whole year, a month as the whole month. None when the dates do not say."""
+    starts = sorted(_day(v, first=True) for v in (dates.get(KGP_START) or dates.get(KGP_AS_OF) or []))
+    ends = sorted(_day(v, first=False) for v in (dates.get(KGP_END) or dates.get(KGP_AS_OF) or []))
+    if not starts:
+        return None
+    if not ends:
+        return (starts[0], "9999-12-31") if current else None
+    return (starts[0], ends[-1])
+
+
+def _day(value: str, first: bool) -> str:
+    text = _TIME_ZONE.sub("", value)
+    if len(text) == 4:
+        return text + ("-01-01" if first else "-12-31")
+    if len(text) == 7:
+        return text + ("-01" if first else "-31")
+    return text[:10]
+
+
+def overlap(a: Span, b: Span) -> bool:
+    """Whether two spans share a day (False when either is unknown)."""
+    return a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]
+
+
+def award_label(name: str, date: str) -> str:
+    """ "the 1903 Example Prize": the year of the receipt and the award's name."""
+    year = re.match(r"-?\d+", date)
+    return f"the {year.group(0)} {name}" if year else f"the {name}"
+
+
+def supervision_label(advisor_of_me: bool, my_name: str) -> str:
+    return f"Doctoral {'advisor' if advisor_of_me else 'student'} of {my_name}"
 
 
 @dataclass
@@ -66,10 +130,22 @@ class Candidate:
     name: str
     first_topic: str | None = None
     work_names: dict[str, tuple[int, str]] = field(default_factory=dict)  # IRI → (0 short name | 1 title, name)
-    about_names: dict[str, tuple[int, str]] = field(default_factory=dict)
     current_orgs: set[str] = field(default_factory=set)
     orgs: set[str] = field(default_factory=set)
+    overlap_orgs: set[str] = field(default_factory=set)
     topics: set[str] = field(default_factory=set)
+    awards: dict[str, str] = field(default_factory=dict)  # receipt IRI → "the 1903 Example Prize"
+    supervisions: set[str] = field(default_factory=set)  # "Doctoral advisor of …"
+    events: dict[str, str] = field(default_factory=dict)  # event IRI → its title
+
+    def add_role_pair(self, org_names: list[str], both_current: bool, overlapping: bool) -> None:
+        """One of my roles and one of theirs at the same organisation."""
+        if both_current:
+            self.current_orgs.update(org_names)
+        else:
+            self.orgs.update(org_names)
+            if overlapping:
+                self.overlap_orgs.update(org_names)
 
     def add_topic(self, name: str, first: bool) -> None:
         """A shared topic; ``first`` when it is the one listed first for the candidate (if
@@ -79,8 +155,13 @@ class Candidate:
             self.first_topic = name
 
 
-def _reason(c: Candidate, other_orgs: list[str], writing: set[str], code: set[str], events: list[str]) -> str:
+def _reason(c: Candidate, names: Mapping[str, list[str]], writing: set[str], code: set[str]) -> str:
+    """The evidence in words, strongest first (the shared prize, the supervision, a current
+    organisation), then the topics and the weaker links."""
     parts = []
+    if names["award"]:
+        parts.append("Shared " + ", ".join(names["award"]))
+    parts.extend(names["supervision"])
     if c.current_orgs:
         parts.append("Also at " + ", ".join(sorted(c.current_orgs)))
     topics = sorted(c.topics)
@@ -92,10 +173,12 @@ def _reason(c: Candidate, other_orgs: list[str], writing: set[str], code: set[st
         parts.append("Co-authored " + ", ".join(sorted(writing)))
     if code:
         parts.append("Also contributed to " + ", ".join(sorted(code)))
-    if other_orgs:
-        parts.append("Both at " + ", ".join(other_orgs) + " (not both current)")
-    if events:
-        parts.append("Both have events about " + ", ".join(events))
+    if names["overlap_org"]:
+        parts.append("Both at " + ", ".join(names["overlap_org"]) + " at the same time")
+    if names["other_org"]:
+        parts.append("Both at " + ", ".join(names["other_org"]) + " (not both current)")
+    if names["event"]:
+        parts.append("Both took part in " + ", ".join(f"“{e}”" for e in names["event"]))
     return " · ".join(parts)
 
 
@@ -106,7 +189,7 @@ def related_people(
     weight_overrides: Mapping[str, float] | None = None,
     limit: int | None = None,
 ) -> list[Related]:
-    """The people related to ``person``, best first (score, then name, then IRI). Each kind of
+    """The people related to ``person``, best first (score, shared links, name, IRI). Each kind of
     link is one flat query bound to the person (``QUERIES``); the scores are summed here."""
     w = weights(weight_overrides)
     found: dict[str, Candidate] = {}
@@ -126,8 +209,17 @@ def related_people(
     def named(names: dict[str, tuple[int, str]], row: dict[str, Term], node: str, name: str) -> None:
         keep_name(names, row[node].value, (0 if row["nameProperty"].value == KGP_NAME else 1, row[name].value))
 
+    spans: dict[str, Span] = {}  # a role → when it was held (its own status says whether it runs on)
+    for row in _rows(queries, store, person, "related-role-dates"):
+        links: dict[str, list[str]] = {}
+        for pair in row["values"].value.split(" ") if "values" in row else ():
+            key, _, value = pair.partition("=")
+            links.setdefault(str(KGP) + key, []).append(value)
+        spans[row["role"].value] = role_span(links, _CURRENT_IRI in links.get(KGP_STATUS, ()))
     for c, row in rows("related-orgs"):
-        (c.current_orgs if row["bothCurrent"].value == "true" else c.orgs).add(row["orgName"].value)
+        both_current = row["bothCurrent"].value == "true"
+        overlapping = not both_current and overlap(spans.get(row["mine"].value), spans.get(row["theirs"].value))
+        c.add_role_pair([row["orgName"].value], both_current, overlapping)
     for c, row in rows("related-topics"):
         c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
     software: set[str] = set()
@@ -136,8 +228,29 @@ def related_people(
         if row["type"].value == KGP_SOFTWARE:
             software.add(row["work"].value)
     for c, row in rows("related-events"):
-        named(c.about_names, row, "about", "aboutName")
+        keep_first(c.events, row["event"].value, row["title"].value)
+    for c, row in rows("related-awards"):
+        keep_first(c.awards, row["receipt"].value, award_label(row["awardName"].value, row["date"].value))
+    supervised = [(c, row["theirLink"] == _ADVISOR, row["myName"].value) for c, row in rows("related-supervisions")]
+    my_name = min((name for _, _, name in supervised), default="")  # several names: the first in text order
+    for c, advisor_of_me, _ in supervised:
+        c.supervisions.add(supervision_label(advisor_of_me, my_name))
     return best_first([scored(iri, c, software, w) for iri, c in found.items()], limit)
+
+
+_ADVISOR = ox.NamedNode(str(KGP.advisor))
+
+
+def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode, name: str) -> list[dict[str, Term]]:
+    result = queries[name].run(store, {"person": person})
+    assert isinstance(result, SelectResult)
+    return list(result.rows)
+
+
+def keep_first(found: dict[str, str], node: str, label: str) -> None:
+    """One label per node: the first in text order (a node with several names or dates)."""
+    if node not in found or label < found[node]:
+        found[node] = label
 
 
 def keep_name(names: dict[str, tuple[int, str]], node: str, rank: tuple[int, str]) -> None:
@@ -150,25 +263,27 @@ def scored(iri: str, c: Candidate, software: set[str], w: Mapping[str, float]) -
     """The candidate's score, components and reason (``software``: the shared works that are software)."""
     writing = {name for work, (_, name) in c.work_names.items() if work not in software}
     code = {name for work, (_, name) in c.work_names.items() if work in software}
-    events = sorted({name for _, name in c.about_names.values()})
-    other_orgs = sorted(c.orgs - c.current_orgs)
+    overlapping = c.overlap_orgs - c.current_orgs
     names = {
         "current_org": sorted(c.current_orgs),
-        "other_org": other_orgs,
+        "other_org": sorted(c.orgs - c.current_orgs - overlapping),
         "topic": sorted(c.topics),
         "work": sorted(writing) + sorted(code),
-        "event": events,
+        "event": sorted(set(c.events.values())),
+        "award": sorted(set(c.awards.values())),
+        "supervision": sorted(c.supervisions),
+        "overlap_org": sorted(overlapping),
     }
     components = tuple(
         Component(kind, len(names[kind]), w[kind], tuple(names[kind])) for kind in DEFAULT_WEIGHTS if names[kind]
     )
     score = round(sum(x.points for x in components), 6)
-    return Related(iri, c.name, score, _reason(c, other_orgs, writing, code, events), components)
+    return Related(iri, c.name, score, _reason(c, names, writing, code), components)
 
 
-def rank_key(r: Related) -> tuple[float, str, str]:
-    """Best first: the higher score, then the name, then the IRI."""
-    return (-r.score, r.name, r.iri)
+def rank_key(r: Related) -> tuple[float, int, str, str]:
+    """Best first: the higher score, then more shared links, then the name, then the IRI."""
+    return (-r.score, -r.links, r.name, r.iri)
 
 
 def best_first(people: list[Related], limit: int | None) -> list[Related]:

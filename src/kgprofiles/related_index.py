@@ -1,14 +1,15 @@
 """Related people for many people: the graph's links read once into memory, each person's related
 people ranked from arrays.
 
-:func:`kgprofiles.related.related_people` asks the store four queries per person; over a large
+:func:`kgprofiles.related.related_people` asks the store seven queries per person; over a large
 graph most of its time goes to candidates that only share a topic (thousands per person) and are
 never shown. :class:`RelatedIndex` reads the links of the whole graph once (``queries/related-index-*.rq``),
 gives every person an integer in (name, IRI) order, and for one person sums an upper bound of each
-candidate's score with ``numpy.bincount``. It then scores exactly (with :func:`kgprofiles.related.scored`,
-the code the per-person path uses) only the best candidates, until no remaining candidate's bound
-can beat the last one kept. The result equals ``related_people``'s: same people, scores, reasons
-and order (a test holds them equal). A snapshot: rebuild it when the store changes.
+candidate's score and of its number of shared links with ``numpy.bincount``. It then scores exactly
+(with :func:`kgprofiles.related.scored`, the code the per-person path uses) only the best
+candidates, until no remaining candidate's bounds can beat the last one kept. The result equals
+``related_people``'s: same people, scores, reasons and order (a test holds them equal). A
+snapshot: rebuild it when the store changes.
 """
 
 from __future__ import annotations
@@ -24,13 +25,21 @@ import pyoxigraph as ox
 
 from kgprofiles.queries import NamedQuery
 from kgprofiles.related import (
+    KGP_AS_OF,
+    KGP_END,
     KGP_FIRST_TOPIC,
     KGP_SOFTWARE,
+    KGP_START,
     Candidate,
     Related,
+    Span,
+    award_label,
     best_first,
     keep_name,
+    overlap,
+    role_span,
     scored,
+    supervision_label,
     weights,
 )
 from kgprofiles.store.base import SelectResult, Store, Term
@@ -46,10 +55,14 @@ QUERIES = (
     "related-index-works",
     "related-index-work-kinds",
     "related-index-events",
+    "related-index-awards",
+    "related-index-supervisions",
 )
 KGP_HOLDER, KGP_ORGANIZATION, KGP_STATUS = str(KGP.holder), str(KGP.organization), str(KGP.status)
 KGP_CONTRIBUTOR, KGP_WORK = str(KGP.contributor), str(KGP.work)
-KGP_SUBJECT, KGP_DATE, KGP_ABOUT = str(KGP.subject), str(KGP.date), str(KGP.about)
+KGP_SUBJECT, KGP_DATE, KGP_TITLE = str(KGP.subject), str(KGP.date), str(KGP.title)
+KGP_PARTICIPANT, KGP_RECIPIENT, KGP_AWARD = str(KGP.participant), str(KGP.recipient), str(KGP.award)
+KGP_ADVISOR, KGP_STUDENT = str(KGP.advisor), str(KGP.student)
 
 _Ids = np.ndarray  # a sorted array of person numbers
 #: Candidates scored exactly at a time (at least the limit).
@@ -58,11 +71,14 @@ BATCH = 16
 
 @dataclass
 class _Membership:
-    """One person at one organisation: whether any of their roles there is current, and whether
-    any is not (former, or not confirmed as current)."""
+    """One person at one organisation: each of their roles there, as (whether it is current, when
+    it was held)."""
 
-    current: bool = False
-    other: bool = False
+    roles: list[tuple[bool, Span]]
+
+    @property
+    def current(self) -> bool:
+        return any(current for current, _ in self.roles)
 
 
 def linked_by_subject(rows: Iterator[dict[str, Term]], subject: str) -> dict[str, dict[str, list[str]]]:
@@ -75,7 +91,8 @@ def linked_by_subject(rows: Iterator[dict[str, Term]], subject: str) -> dict[str
 
 
 class RelatedIndex:
-    """The links of every person (organisations, topics, works, events) and every name, in memory."""
+    """The links of every person (organisations with their roles' times, topics, works, events, award
+    receipts, supervisions) and every name, in memory."""
 
     def __init__(
         self, store: Store, queries: Mapping[str, NamedQuery], weight_overrides: Mapping[str, float] | None = None
@@ -99,13 +116,12 @@ class RelatedIndex:
 
         self._orgs: dict[str, dict[str, _Membership]] = defaultdict(dict)  # person → org → membership
         for links in linked_by_subject(rows("related-index-roles"), "role").values():
+            dates = {link: links[link] for link in (KGP_START, KGP_END, KGP_AS_OF) if links[link]}
             for person, org, status in product(links[KGP_HOLDER], links[KGP_ORGANIZATION], links[KGP_STATUS]):
                 if org in self._names:
-                    membership = self._orgs[person].setdefault(org, _Membership())
-                    if status == KGP_CURRENT:
-                        membership.current = True
-                    else:
-                        membership.other = True
+                    current = status == KGP_CURRENT
+                    membership = self._orgs[person].setdefault(org, _Membership([]))
+                    membership.roles.append((current, role_span(dates, current)))
         self._topics: dict[str, dict[str, set[str]]] = defaultdict(dict)  # person → topic → links
         for row in rows("related-index-topics"):
             if row["topic"].value in self._names:
@@ -119,16 +135,35 @@ class RelatedIndex:
             for person, work in product(links[KGP_CONTRIBUTOR], links[KGP_WORK]):
                 if work in kinds and work in titled:
                     self._works[person].add(work)
-        self._abouts: dict[str, set[str]] = defaultdict(set)  # person → what their events are about
-        for links in linked_by_subject(rows("related-index-events"), "event").values():
-            if links[KGP_DATE]:
-                for person, about in product(links[KGP_SUBJECT], links[KGP_ABOUT]):
-                    if about in titled:
-                        self._abouts[person].add(about)
+        self._events: dict[str, set[str]] = defaultdict(set)  # person → the events they took part in
+        self._event_titles: dict[str, str] = {}
+        for event, links in linked_by_subject(rows("related-index-events"), "event").items():
+            if links[KGP_SUBJECT] and links[KGP_DATE] and links[KGP_TITLE]:
+                self._event_titles[event] = min(links[KGP_TITLE])
+                for person in {*links[KGP_SUBJECT], *links[KGP_PARTICIPANT]}:
+                    self._events[person].add(event)
+        self._receipts: dict[str, set[str]] = defaultdict(set)  # person → the award receipts they are recipients of
+        self._receipt_labels: dict[str, str] = {}
+        for receipt, links in linked_by_subject(rows("related-index-awards"), "receipt").items():
+            award_names = [n for a in links[KGP_AWARD] for n in self._names.get(a, ())]
+            labels = [award_label(n, d) for n in award_names for d in links[KGP_DATE]]
+            if labels:
+                self._receipt_labels[receipt] = min(labels)
+                for person in links[KGP_RECIPIENT]:
+                    self._receipts[person].add(receipt)
+        self._supervised: dict[str, set[str]] = defaultdict(set)  # person → their advisors and students
+        self._advisor_pairs: set[tuple[str, str]] = set()  # (advisor, student)
+        for links in linked_by_subject(rows("related-index-supervisions"), "supervision").values():
+            for advisor, student in product(links[KGP_ADVISOR], links[KGP_STUDENT]):
+                if advisor != student:
+                    self._advisor_pairs.add((advisor, student))
+                    self._supervised[advisor].add(student)
+                    self._supervised[student].add(advisor)
         self._titled = titled
 
         # Candidates are the linked people with a name, numbered in (name, IRI) order: the tie-break.
-        linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._abouts)
+        linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._events)
+        linked |= set(self._receipts) | set(self._supervised)
         people = sorted((self._names[p][0], p) for p in linked if p in self._names)
         self._iris = [iri for _, iri in people]
         self._number = {iri: i for i, iri in enumerate(self._iris)}
@@ -137,9 +172,14 @@ class RelatedIndex:
         self._org_current = self._members(
             (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if m.current
         )
+        self._org_spanned = self._members(  # members with a role there whose time is known
+            (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if any(span for _, span in m.roles)
+        )
         self._topic_members = self._members((p, topic) for p, topics in self._topics.items() for topic in topics)
         self._work_members = self._members((p, work) for p, works in self._works.items() for work in works)
-        self._about_members = self._members((p, about) for p, abouts in self._abouts.items() for about in abouts)
+        self._event_members = self._members((p, e) for p, events in self._events.items() for e in events)
+        self._receipt_members = self._members((p, r) for p, receipts in self._receipts.items() for r in receipts)
+        self._supervision_members = self._members((p, o) for o, others in self._supervised.items() for p in others)
         self.seconds = time.perf_counter() - started
 
     def _members(self, links: Iterator[tuple[str, str]]) -> dict[str, _Ids]:
@@ -163,7 +203,8 @@ class RelatedIndex:
     @property
     def people(self) -> list[str]:
         """The IRIs of every linked person (with or without a name), sorted."""
-        return sorted(set(self._orgs) | set(self._topics) | set(self._works) | set(self._abouts))
+        linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._events)
+        return sorted(linked | set(self._receipts) | set(self._supervised))
 
     # ------------------------------------------------------------------ one person
 
@@ -172,14 +213,16 @@ class RelatedIndex:
         iri = person.value if isinstance(person, ox.NamedNode) else person
         if limit is not None and limit <= 0:
             return []
-        bound, linked = self._bounds(iri)
+        bound, links, linked = self._bounds(iri)
         me = self._number.get(iri)
         if me is not None:
             linked[me] = False
         candidates = np.flatnonzero(linked)
         bounds = np.round(bound[candidates], 6)
-        order = candidates[np.lexsort((candidates, -bounds))]  # best bound first, then name order
+        # Best bound first, then most links at most, then name order: the order of rank_key's parts.
+        order = candidates[np.lexsort((candidates, -links[candidates], -bounds))]
         ordered_bounds = np.round(bound[order], 6)
+        ordered_links = links[order]
         if limit is None or min(self.weights.values()) < 0:  # a negative weight: no bound holds
             return best_first([self._exact(iri, int(c)) for c in order], limit)
         kept: list[Related] = []
@@ -190,43 +233,66 @@ class RelatedIndex:
             at += step
             if len(kept) == limit and at < len(order):
                 last = kept[-1]
-                # No one left can beat the last kept: a lower bound, or the same bound and later by name.
-                if ordered_bounds[at] < last.score or (
-                    ordered_bounds[at] == last.score and int(order[at]) > self._number[last.iri]
+                # No one left can beat the last kept: a lower bound; or the same bound and fewer links
+                # at most; or the same bound and links and later by name.
+                bound_at, links_at = ordered_bounds[at], int(ordered_links[at])
+                if (
+                    bound_at < last.score
+                    or (bound_at == last.score and links_at < last.links)
+                    or (
+                        bound_at == last.score
+                        and links_at == last.links
+                        and int(order[at]) > self._number[last.iri]
+                    )
                 ):
                     break
         return kept
 
-    def _bounds(self, iri: str) -> tuple[np.ndarray, np.ndarray]:
-        """For every candidate: a score at least its exact score (when no weight is negative),
-        and whether it is linked to ``iri`` at all."""
+    def _bounds(self, iri: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every candidate: a score at least its exact score (when no weight is negative), a
+        number of links at least its exact number, and whether it is linked to ``iri`` at all."""
         w = self.weights
         parts: list[_Ids] = []
         points: list[float] = []
+        counts: list[int] = []
 
-        def add(ids: _Ids | None, each: float) -> None:
+        def add(ids: _Ids | None, each: float, links: int) -> None:
             if ids is not None and len(ids):
                 parts.append(ids)
                 points.append(each)
+                counts.append(links)
 
         for org, mine in self._orgs.get(iri, {}).items():
             n = len(self._names[org])
-            add(self._org_members.get(org), w["other_org"] * n)
+            add(self._org_members.get(org), w["other_org"] * n, n)
+            if w["overlap_org"] > w["other_org"] and any(span for _, span in mine.roles):  # times may overlap
+                add(self._org_spanned.get(org), (w["overlap_org"] - w["other_org"]) * n, 0)
             if mine.current:  # both current: the current weight instead
-                add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n)
-        for topic, links in self._topics.get(iri, {}).items():
-            if str(KGP.topic) in links:
-                add(self._topic_members.get(topic), w["topic"] * len(self._names[topic]))
+                add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n, 0)
+        for topic, topic_links in self._topics.get(iri, {}).items():
+            if str(KGP.topic) in topic_links:
+                n = len(self._names[topic])
+                add(self._topic_members.get(topic), w["topic"] * n, n)
         for work in self._works.get(iri, ()):
-            add(self._work_members.get(work), w["work"])
-        for about in self._abouts.get(iri, ()):
-            add(self._about_members.get(about), w["event"])
+            add(self._work_members.get(work), w["work"], 1)
+        for event in self._events.get(iri, ()):
+            add(self._event_members.get(event), w["event"], 1)
+        for receipt in self._receipts.get(iri, ()):
+            add(self._receipt_members.get(receipt), w["award"], 1)
+        if iri in self._supervised and iri in self._names:
+            add(self._supervision_members.get(iri), w["supervision"] * 2, 2)  # my advisor and my student, at most
         size = len(self._iris)
         if not parts:
-            return np.zeros(size), np.zeros(size, dtype=bool)
+            return np.zeros(size), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
         ids = np.concatenate(parts)
-        each = np.repeat(np.array(points), [len(p) for p in parts])
-        return np.bincount(ids, weights=each, minlength=size), np.bincount(ids, minlength=size) > 0
+        sizes = [len(p) for p in parts]
+        each = np.repeat(np.array(points), sizes)
+        links = np.bincount(ids, weights=np.repeat(np.array(counts, dtype=np.float64), sizes), minlength=size)
+        return (
+            np.bincount(ids, weights=each, minlength=size),
+            np.rint(links).astype(np.int64),
+            np.bincount(ids, minlength=size) > 0,
+        )
 
     def _exact(self, iri: str, number: int) -> Related:
         """The candidate's exact score and reason, as the per-person queries give them."""
@@ -234,10 +300,8 @@ class RelatedIndex:
         c = Candidate(self._names[other][0])
         mine, theirs = self._orgs.get(iri, {}), self._orgs.get(other, {})
         for org in mine.keys() & theirs.keys():
-            if mine[org].current and theirs[org].current:
-                c.current_orgs.update(self._names[org])
-            if mine[org].other or theirs[org].other:
-                c.orgs.update(self._names[org])
+            for (my_current, my_span), (their_current, their_span) in product(mine[org].roles, theirs[org].roles):
+                c.add_role_pair(self._names[org], my_current and their_current, overlap(my_span, their_span))
         my_topics, their_topics = self._topics.get(iri, {}), self._topics.get(other, {})
         for topic in my_topics.keys() & their_topics.keys():
             if str(KGP.topic) in my_topics[topic]:
@@ -245,6 +309,14 @@ class RelatedIndex:
                     c.add_topic(name, KGP_FIRST_TOPIC in their_topics[topic])
         for work in self._works.get(iri, set()) & self._works.get(other, set()):
             c.work_names[work] = self._titled[work]
-        for about in self._abouts.get(iri, set()) & self._abouts.get(other, set()):
-            c.about_names[about] = self._titled[about]
+        for event in self._events.get(iri, set()) & self._events.get(other, set()):
+            c.events[event] = self._event_titles[event]
+        for receipt in self._receipts.get(iri, set()) & self._receipts.get(other, set()):
+            c.awards[receipt] = self._receipt_labels[receipt]
+        my_names = self._names.get(iri)
+        if my_names and other in self._supervised.get(iri, set()):
+            for advisor_of_me in (True, False):
+                pair = (other, iri) if advisor_of_me else (iri, other)
+                if pair in self._advisor_pairs:
+                    c.supervisions.add(supervision_label(advisor_of_me, my_names[0]))
         return scored(other, c, self._software, self.weights)

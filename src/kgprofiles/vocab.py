@@ -12,7 +12,7 @@ KGS = Namespace("https://w3id.org/kgprofiles/shapes#")
 #: Where the seed project (this repository) mints its IRIs; a project names its own base IRI.
 DEFAULT_BASE_IRI = "https://w3id.org/kgprofiles/id/"
 #: The kinds of thing a project mints IRIs for: ``<base><kind>/<slug>``.
-ID_KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
+ID_KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile", "award", "place")
 SCHEMA = Namespace("http://schema.org/")
 FOAF = Namespace("http://xmlns.com/foaf/0.1/")
 ORG = Namespace("http://www.w3.org/ns/org#")
@@ -58,6 +58,8 @@ class IdSpace:
         self.source = Namespace(base + "source/")
         self.claim = Namespace(base + "claim/")
         self.profile = Namespace(base + "profile/")
+        self.award = Namespace(base + "award/")
+        self.place = Namespace(base + "place/")
 
     def namespaces(self) -> dict[str, str]:
         """``{"person": "<base>person/", ...}`` in ``ID_KINDS`` order."""

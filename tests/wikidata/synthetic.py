@@ -36,6 +36,14 @@ PAPER = "Q99900000024"
 TOOLKIT = "Q99900000025"
 ANNUAL_REPORT = "Q99900000030"
 JOURNAL = "Q99900000031"
+SAM = "Q99900000008"  # "Sam Fixture", a prize winner with a birth, an education, an advisor and an ORCID iD
+FIXTURE_CITY = "Q99900000040"
+FIXTURE_PRIZE = "Q99900000041"
+FIXTURE_UNIVERSITY = "Q99900000042"
+FIXTURE_DOCTORATE = "Q99900000043"
+CITY = "Q515"  # real class ids, as values only
+AWARD = "Q618779"
+UNIVERSITY = "Q3918"
 
 REDIRECTS = {REDIRECT: "Q131261"}
 
@@ -72,6 +80,11 @@ def time_snak(prop: str, time: str, precision: int) -> dict:
 
 def url_snak(prop: str, url: str) -> dict:
     return _snak(prop, {"value": url, "type": "string"}, "url")
+
+
+def string_snak(prop: str, text: str) -> dict:
+    """An external identifier's value, as wbgetentities writes it."""
+    return _snak(prop, {"value": text, "type": "string"}, "external-id")
 
 
 def reference(ref_hash: str, *snaks: dict) -> dict:
@@ -141,6 +154,55 @@ REF_PEOPLE_PAGE = reference(
     time_snak("P813", "+2024-05-02T00:00:00Z", 11),
 )
 REF_JOURNAL = reference("c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3", item_snak("P248", JOURNAL))
+# References of Sam Fixture's statements.
+REF_PRIZE_LIST = reference(
+    "d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4",
+    url_snak("P854", "https://example.org/fixture-academy/prize-winners"),
+    time_snak("P813", "+2024-06-01T00:00:00Z", 11),
+)
+REF_THESIS = reference(
+    "e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5", url_snak("P854", "https://example.org/sam-fixture/thesis")
+)
+REF_ORCID = reference(
+    "f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6f6", url_snak("P854", "https://example.org/sam-fixture/home")
+)
+
+
+def sam_claims() -> dict[str, list[dict]]:
+    """Sam Fixture: born on a day in Fixture City, educated at Fixture University (a doctorate, with
+    dates), advised by Robin Fixture, awarded the Fixture Prize in a year, with an ORCID iD (ORCID's
+    own documented example iD, whose checksum holds)."""
+    return _typed(
+        SAM,
+        1,
+        HUMAN,
+        P569=[statement(SAM, 2, time_snak("P569", "+1970-02-03T00:00:00Z", 11), [], [REF_THESIS])],
+        P19=[statement(SAM, 3, item_snak("P19", FIXTURE_CITY), [], [REF_THESIS])],
+        P69=[
+            statement(
+                SAM,
+                4,
+                item_snak("P69", FIXTURE_UNIVERSITY),
+                [
+                    item_snak("P512", FIXTURE_DOCTORATE),
+                    time_snak("P580", "+1992-00-00T00:00:00Z", 9),
+                    time_snak("P582", "+1996-00-00T00:00:00Z", 9),
+                ],
+                [REF_THESIS],
+            )
+        ],
+        P184=[statement(SAM, 5, item_snak("P184", ROBIN), [], [REF_THESIS])],
+        P166=[
+            statement(
+                SAM,
+                6,
+                item_snak("P166", FIXTURE_PRIZE),
+                [time_snak("P585", "+2010-00-00T00:00:00Z", 9)],
+                [REF_PRIZE_LIST],
+            )
+        ],
+        P496=[statement(SAM, 7, string_snak("P496", "0000-0002-1825-0097"), [], [REF_ORCID])],
+    )
 
 
 def synthetic_items() -> list[dict]:
@@ -212,5 +274,10 @@ def synthetic_items() -> list[dict]:
         ),
         item(TOOLKIT, "Fixture Toolkit", "software", _typed(TOOLKIT, 1, SOFTWARE)),
         item(ANNUAL_REPORT, "Fixture Annual Report", "a report cited as a reference"),
+        item(SAM, "Sam Fixture", "a prize winner for import tests", sam_claims()),
+        item(FIXTURE_CITY, "Fixture City", "a city", _typed(FIXTURE_CITY, 1, CITY)),
+        item(FIXTURE_PRIZE, "Fixture Prize", "an award", _typed(FIXTURE_PRIZE, 1, AWARD)),
+        item(FIXTURE_UNIVERSITY, "Fixture University", "a university", _typed(FIXTURE_UNIVERSITY, 1, UNIVERSITY)),
+        item(FIXTURE_DOCTORATE, "Fixture Doctorate", "an academic degree"),
         item(JOURNAL, "Fixture Journal", "a journal cited as a reference"),
     ]

@@ -59,7 +59,13 @@ def _render(kind: str, fmt: str, model: object, **extras: object) -> str:
 
 def profile(
     ctx: typer.Context,
-    person: Annotated[str, typer.Argument(help="A slug (horace-he), CURIE, IRI, name or Wikidata Q-id.")],
+    person: Annotated[
+        str,
+        typer.Argument(
+            help="A slug (horace-he), CURIE, IRI, name (any case or accents; middle names and initials may be "
+            "left out) or Wikidata Q-id."
+        ),
+    ],
     output: ViewFormat = "text",
     related_count: Annotated[
         int, typer.Option("--related", min=0, help="Show this many related people (`kgprofiles related` lists all).")
@@ -178,7 +184,12 @@ def topic(
 
 def people(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Option("--name", help="Part of the name, any case.")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--name", help="A name or part of it: any case or accents, middle names and initials may be left out."
+        ),
+    ] = None,
     topic: Annotated[str | None, typer.Option("--topic", help="Only people on this topic.")] = None,
     organization: Annotated[str | None, typer.Option("--org", help="Only people with a role here.")] = None,
     output: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",

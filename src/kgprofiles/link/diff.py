@@ -2,7 +2,10 @@
 
 Compared: the name (label and aliases); employers (P108) and positions held (P39) with their start
 (P580) and end (P582) at their precision; works (P50 author, P800 notable work) with their dates
-(P577); fields of work (P101). Our side is matched to theirs by our own links first, then by name.
+(P577); fields of work (P101); birth and death (P569, P570 at their precision; P19, P20 places);
+awards (P166 with P585); education (P69 with P580, P582); doctoral advisors and students (P184,
+P185); identifiers (P496, P2456, P1960, P2037).
+Our side is matched to theirs by our own links first, then by name.
 Each finding is one of: agrees, differs, only ours, only Wikidata — what a curator needs to fix
 our data or Wikidata's.
 """
@@ -17,7 +20,7 @@ import pyoxigraph as ox
 
 from kgprofiles.link.local import LocalClaim, LocalData, LocalEntity, curie, qid_of
 from kgprofiles.link.names import same_name
-from kgprofiles.link.wikidata import Item, Statement, Wikidata
+from kgprofiles.link.wikidata import IDENTIFIER_PROPS, Item, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.vocab import KGP
 
@@ -29,6 +32,11 @@ SECTIONS = {
     "roles": "employers and positions (P108, P39; start P580, end P582)",
     "works": "works (P50 author, P800 notable work; date P577)",
     "fields": "fields of work (P101)",
+    "life": "birth and death (P569, P570, P19, P20)",
+    "awards": "awards (P166; point in time P585)",
+    "education": "education (P69; start P580, end P582)",
+    "advisors": "doctoral advisors and students (P184, P185)",
+    "identifiers": "identifiers (P496 ORCID, P2456 DBLP, P1960 Google Scholar, P2037 GitHub)",
 }
 PROPS = {"P50": "author (P50)", "P800": "notable work (P800)"}
 
@@ -93,6 +101,11 @@ def diff_people(people: list[LocalEntity], local: LocalData, wikidata: Wikidata)
         findings.extend(_roles([c for c in claims if c.section == "role"], found))
         findings.extend(_works([c for c in claims if c.section == "work"], found))
         findings.extend(_fields([c for c in claims if c.section == "topic"], found))
+        findings.extend(_life(claims, found))
+        findings.extend(_awards([c for c in claims if c.section == "award"], found))
+        findings.extend(_education([c for c in claims if c.section == "education"], found))
+        findings.extend(_supervisions([c for c in claims if c.section in ("advisor", "student")], found))
+        findings.extend(_identifiers([c for c in claims if c.section == "identifier"], found))
         out.append(PersonDiff(person, item.qid, item.label, tuple(findings)))
     return out
 
@@ -264,6 +277,113 @@ def _fields(topics: list[LocalClaim], statements: list[Statement]) -> list[Findi
     for index, topic in enumerate(topics):
         if index not in matched:
             out.append(Finding("fields", ONLY_OURS, f"topic {_ours(topic)}: not a field of work (P101) on Wikidata"))
+    return out
+
+
+def _life(claims: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    for section, date_prop, place_prop, word in (("birth", "P569", "P19", "born"), ("death", "P570", "P20", "died")):
+        ours = next((c for c in claims if c.section == section), None)
+        when = next((s.time for s in statements if s.prop == date_prop and s.time), None)
+        out.extend(_dates("life", word, [("date", ours.start if ours else None, when, date_prop)]))
+        for s in (s for s in statements if s.prop == place_prop):
+            if ours is not None and ours.target_link and _matches(ours, s.value, s.value_label):
+                out.append(Finding("life", AGREES, f"place {word}: {s.value_text}"))
+            elif ours is not None and ours.target_link:
+                out.append(Finding("life", DIFFERS, f"place {word}: ours {_ours(ours)}, Wikidata {s.value_text}"))
+            else:
+                out.append(Finding("life", ONLY_WIKIDATA, f"place {word}: {s.value_text} ({place_prop})"))
+    return out
+
+
+def _awards(awards: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    matched: set[int] = set()
+    for statement in (s for s in statements if s.prop == "P166"):
+        hits = [
+            i for i, a in enumerate(awards) if i not in matched and _matches(a, statement.value, statement.value_label)
+        ]
+        when = f", {statement.when.text()}" if statement.when else ""
+        if not hits:
+            out.append(Finding("awards", ONLY_WIKIDATA, f"award {statement.value_text}{when}"))
+            continue
+        award = awards[hits[0]]
+        matched.add(hits[0])
+        out.append(Finding("awards", AGREES, f"award {statement.value_label or award.target_name} ({statement.value})"))
+        out.extend(
+            _dates(
+                "awards", f"of {statement.value_label or _ours(award)}", [("date", award.start, statement.when, "P585")]
+            )
+        )
+    for index, award in enumerate(awards):
+        if index not in matched:
+            out.append(Finding("awards", ONLY_OURS, f"award {_ours(award)}: no Wikidata statement (P166)"))
+    return out
+
+
+def _education(educations: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    matched: set[int] = set()
+    for statement in (s for s in statements if s.prop == "P69"):
+        hits = [i for i, e in enumerate(educations) if _matches(e, statement.value, statement.value_label)]
+        if not hits:
+            out.append(Finding("education", ONLY_WIKIDATA, f"educated at {statement.value_text}{_span(statement)}"))
+            continue
+        for index in hits:
+            matched.add(index)
+            education = educations[index]
+            where = f"at {statement.value_label or _ours(education)}"
+            out.append(Finding("education", AGREES, f"educated {where} ({statement.value})"))
+            pairs = [("start", education.start, statement.start, "P580"), ("end", education.end, statement.end, "P582")]
+            out.extend(_dates("education", where, pairs))
+    for index, education in enumerate(educations):
+        if index not in matched:
+            out.append(Finding("education", ONLY_OURS, f"education at {_ours(education)}: no Wikidata statement"))
+    return out
+
+
+def _supervisions(links: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    matched: set[int] = set()
+    for prop, section, word in (("P184", "advisor", "doctoral advisor"), ("P185", "student", "doctoral student")):
+        for statement in (s for s in statements if s.prop == prop):
+            hits = [
+                i
+                for i, c in enumerate(links)
+                if c.section == section and _matches(c, statement.value, statement.value_label)
+            ]
+            matched.update(hits)
+            outcome = AGREES if hits else ONLY_WIKIDATA
+            out.append(Finding("advisors", outcome, f"{word} {statement.value_text}" + ("" if hits else f" ({prop})")))
+    for index, link in enumerate(links):
+        if index not in matched:
+            word = "doctoral advisor" if link.section == "advisor" else "doctoral student"
+            out.append(Finding("advisors", ONLY_OURS, f"{word} {_ours(link)}: no Wikidata statement"))
+    return out
+
+
+def _identifiers(identifiers: list[LocalClaim], statements: list[Statement]) -> list[Finding]:
+    out: list[Finding] = []
+    ours: dict[str, set[str]] = defaultdict(set)  # scheme → our values
+    for identifier in identifiers:
+        ours[identifier.target.rsplit("#", 1)[-1]].add(identifier.title or "")
+    for prop, scheme in IDENTIFIER_PROPS.items():
+        theirs = {s.value for s in statements if s.prop == prop}
+        for value in sorted(theirs & ours[scheme]):
+            out.append(Finding("identifiers", AGREES, f"{scheme} {value}"))
+        for value in sorted(theirs - ours[scheme]):
+            how = ONLY_WIKIDATA if not ours[scheme] else DIFFERS
+            out.append(
+                Finding(
+                    "identifiers",
+                    how,
+                    f"{scheme} {value} ({prop})"
+                    + (f"; ours {', '.join(sorted(ours[scheme]))}" if ours[scheme] else ""),
+                )
+            )
+        if not theirs:
+            for value in sorted(ours[scheme]):
+                out.append(Finding("identifiers", ONLY_OURS, f"{scheme} {value}: Wikidata has no {prop}"))
     return out
 
 

@@ -2,7 +2,10 @@
 
 The draft holds the person (name, description as headline, the owl:sameAs link), their employers
 (P108) and positions (P39) as roles with start and end at Wikidata's precision, their works (P50
-author, P800 notable work) as contributions, their fields of work (P101) as topics, and a profile
+author, P800 notable work) as contributions, their fields of work (P101) as topics, their birth and
+death (P569, P570 at their precision; P19, P20 places), awards (P166 with P585 point in time),
+education (P69 with P512 degree, P580/P582), doctoral advisors and students (P184, P185) and
+identifiers (P496 ORCID, P2456 DBLP, P1960 Google Scholar, P2037 GitHub), and a profile
 whose numbered source list holds the item itself (source 1) and one kgp:Source per Wikidata
 reference (P248 stated in, P854 reference URL, P813 retrieved, P1476 title) behind those claims.
 Every claim cites the references of its statement and the item.
@@ -29,7 +32,7 @@ import pyoxigraph as ox
 from kgprofiles.errors import InputError, KgError
 from kgprofiles.link.local import WIKIDATA_ENTITY, LocalData, LocalEntity, is_qid, qid_of
 from kgprofiles.link.turtle import comment, is_iri, turtle_term
-from kgprofiles.link.wikidata import HUMAN, Reference, Statement, Wikidata
+from kgprofiles.link.wikidata import HUMAN, IDENTIFIER_PROPS, Reference, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.link.wikidata_errors import WikidataBadAnswer
 from kgprofiles.store import rdf_syntax
@@ -196,6 +199,9 @@ class _Importer:
             "organization": (ids().organization, "Organization", "name"),
             "work": (ids().work, "Work", "title"),
             "topic": (ids().topic, "Topic", "name"),
+            "award": (ids().award, "Award", "name"),
+            "place": (ids().place, "Place", "name"),
+            "person": (ids().person, "Person", "name"),
         }[kind]
         node = ox.NamedNode(f"{namespace}wikidata-{qid.lower()}")
         block = _Block(node, kgp(cls))
@@ -206,6 +212,8 @@ class _Importer:
         if date_of is not None:
             block.add(kgp("date"), date_of.literal())
         block.add(SAME_AS, item)
+        if kind == "person":  # the imported item names them: the source of their name
+            block.add(kgp("source"), self.item_source)
         self.blocks[kind].append(block)
         self.drafted[qid] = node
         return node
@@ -256,6 +264,7 @@ class _Importer:
         if item.description:
             person_block.add(kgp("headline"), ox.Literal(item.description))
         roles = self.roles(slug, person, [s for s in statements if s.prop in ("P108", "P39")], references)
+        lives = self.lives(slug, person, statements, references)
         works = self.works(slug, person, [s for s in statements if s.prop in ("P50", "P800")], references)
         topics = [s for s in statements if s.prop == "P101"]
         person_sources = [self.item_source]
@@ -282,10 +291,10 @@ class _Importer:
             citations.append(citation)
         profile.add(kgp("citation"), *(c.subject for c in citations))
 
-        every = [person_block, profile, *citations, *roles, *works, item_block, *self.source_blocks]
+        every = [person_block, profile, *citations, *roles, *lives, *works, item_block, *self.source_blocks]
         every += [b for blocks in self.blocks.values() for b in blocks]
         triples = frozenset(t for block in every for t in block.triples())
-        text = self.render(name, person_block, profile, citations, roles, works, item_block, notes)
+        text = self.render(name, person_block, profile, citations, roles + lives, works, item_block, notes)
         _check_holds(text, triples)
         return Draft(
             self.qid,
@@ -334,6 +343,77 @@ class _Importer:
             blocks.append(block)
         return blocks
 
+    def lives(
+        self, slug: str, person: ox.NamedNode, statements: list[Statement], references: dict[str, list[Reference]]
+    ) -> list[_Block]:
+        """Birth and death, awards, education, advisors and students, identifiers: one claim each,
+        citing its statements' references and the item."""
+        blocks = []
+        used: dict[str, int] = defaultdict(int)
+
+        def claim(key: str, cls: str, found: list[Statement]) -> _Block:
+            used[key] += 1
+            suffix = f"-{used[key]}" if used[key] > 1 else ""
+            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-{key}{suffix}"), kgp(cls))
+            what = (f"{s.prop} {s.value_text or (s.time.text() if s.time else '')} ({s.iri})" for s in found)
+            block.note("; ".join(what))
+            blocks.append(block)
+            return block
+
+        def sources(found: list[Statement]) -> list[ox.NamedNode]:
+            return list(dict.fromkeys(src for s in found for src in self.statement_sources(s, references)))
+
+        for kind, date_prop, place_prop in (("Birth", "P569", "P19"), ("Death", "P570", "P20")):
+            dates = [s for s in statements if s.prop == date_prop and s.time]
+            places = [s for s in statements if s.prop == place_prop]
+            if not dates and not places:
+                continue
+            block = claim(kind.lower(), kind, dates + places)
+            block.add(kgp("subject"), person)
+            if dates:
+                block.add(kgp("date"), dates[0].time.literal())  # type: ignore[union-attr]
+            for s in places[:1]:
+                wd(s.value)
+                block.add(kgp("place"), self.target("place", s.value, s.value_label))
+            block.add(kgp("source"), *sources(dates + places))
+        for s in (s for s in statements if s.prop == "P166"):
+            wd(s.value)
+            block = claim(f"award-{s.value.lower()}", "AwardReceipt", [s])
+            block.add(kgp("recipient"), person)
+            block.add(kgp("award"), self.target("award", s.value, s.value_label))
+            if s.when:
+                block.add(kgp("date"), s.when.literal())
+            else:
+                self.todo(block, f"{_curie(block.subject)}: add kgp:date (Wikidata gives no point in time, P585)")
+            block.add(kgp("source"), *sources([s]))
+        for s in (s for s in statements if s.prop == "P69"):
+            wd(s.value)
+            block = claim(f"education-{s.value.lower()}", "Education", [s])
+            block.add(kgp("holder"), person)
+            block.add(kgp("organization"), self.target("organization", s.value, s.value_label))
+            if s.degree_label:
+                block.add(kgp("degree"), ox.Literal(s.degree_label))
+            block.add(kgp("status"), kgp("Former") if s.end else kgp("NotConfirmedCurrent"))
+            block.add(*((kgp("start"), s.start.literal()) if s.start else (kgp("startUnknown"), ox.Literal(True))))
+            if s.end:
+                block.add(kgp("end"), s.end.literal())
+            block.add(kgp("source"), *sources([s]))
+        for s in (s for s in statements if s.prop in ("P184", "P185")):
+            wd(s.value)
+            other = self.target("person", s.value, s.value_label)
+            block = claim(f"{'advisor' if s.prop == 'P184' else 'student'}-{s.value.lower()}", "Supervision", [s])
+            block.add(kgp("advisor"), other if s.prop == "P184" else person)
+            block.add(kgp("student"), person if s.prop == "P184" else other)
+            block.add(kgp("source"), *sources([s]))
+        for s in (s for s in statements if s.prop in IDENTIFIER_PROPS):
+            scheme = IDENTIFIER_PROPS[s.prop]
+            block = claim(scheme.lower(), "Identifier", [s])
+            block.add(kgp("subject"), person)
+            block.add(kgp("scheme"), kgp(scheme))
+            block.add(kgp("value"), ox.Literal(s.value))
+            block.add(kgp("source"), *sources([s]))
+        return blocks
+
     def works(
         self, slug: str, person: ox.NamedNode, statements: list[Statement], references: dict[str, list[Reference]]
     ) -> list[_Block]:
@@ -380,11 +460,15 @@ class _Importer:
         sections: list[tuple[str, list[str]]] = [
             ("the person", [person.render()]),
             ("the page", [profile.render(), "\n".join(c.render(one_line=True) for c in citations)]),
-            ("roles (P108 employer, P39 position held)", [b.render() for b in roles]),
+            ("roles (P108, P39, P69 education), life, awards, advisors, identifiers", [b.render() for b in roles]),
             ("works and contributions (P50 author, P800 notable work)", [b.render() for b in works]),
             (
-                "organisations, works and topics drafted from Wikidata",
-                [b.render() for kind in ("organization", "work", "topic") for b in self.blocks[kind]],
+                "organisations, works, topics, awards, places and people drafted from Wikidata",
+                [
+                    b.render()
+                    for kind in ("organization", "work", "topic", "award", "place", "person")
+                    for b in self.blocks[kind]
+                ],
             ),
             (
                 "sources: the item, and one per Wikidata reference",

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 
-
-def normalize(text: str) -> str:
-    """ "Douglas Noël  Adams." → "douglas noel adams"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    words = re.sub(r"[^\w]+", " ", plain.casefold())
-    return " ".join(words.split())
+from kgprofiles.names import normalize
 
 
 def same_name(ours: Iterable[str | None], theirs: Iterable[str | None]) -> str | None:

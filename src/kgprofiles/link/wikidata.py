@@ -32,6 +32,10 @@ from kgprofiles.store.binding import bind_rows
 from kgprofiles.vocab import WD_REFERENCE_NS as PROP
 
 HUMAN = "Q5"
+#: Statements whose value is a date (in ``Statement.time``), and those whose value is an identifier's text.
+TIME_PROPS = ("P569", "P570")
+IDENTIFIER_PROPS = {"P496": "ORCID", "P2456": "DBLP", "P1960": "GoogleScholar", "P2037": "GitHub"}
+_IDENTIFIER = re.compile(r"[\w./:@+~-]{1,200}")
 DEPRECATED = "http://wikiba.se/ontology#DeprecatedRank"
 
 
@@ -78,6 +82,9 @@ class Statement:
     of_label: str | None = None
     date: Date | None = None  # the value's publication date (works)
     preferred: bool = False
+    when: Date | None = None  # point in time (P585), e.g. of an award
+    time: Date | None = None  # the value of a date statement (P569, P570)
+    degree_label: str | None = None  # the academic degree of an education (P512)
 
     @property
     def value_text(self) -> str:
@@ -165,7 +172,8 @@ class Wikidata:
         return {n: sorted(m.items(), key=lambda kv: _qnum(kv[0])) for n, m in found.items()}
 
     def statements(self, qids: Iterable[str]) -> dict[str, list[Statement]]:
-        """Each item's employers, positions, fields of work and works; deprecated ones left out."""
+        """Each item's employers, positions, fields of work, works, awards, education, advisors and
+        students, birth and death, identifiers; deprecated ones left out."""
         wanted = sorted(set(qids))
         merged: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         for row in self._rows("wikidata-statements", "item", [item_iri(q) for q in wanted], ("statement",)):
@@ -241,9 +249,17 @@ def _statement(iri: str, fields: dict[str, list[Term]]) -> Statement | None:
     rank = _first(fields, "rank")
     if rank is not None and rank.value == DEPRECATED:
         return None
-    value = _item(fields, "value")  # a "some value" or "no value" node is not an item: left out
     item = _item(fields, "item")
     prop = _text(_first(fields, "prop"))
+    time = _date(fields, "time")
+    if prop in TIME_PROPS:
+        value = "" if time is not None else None
+    elif prop in IDENTIFIER_PROPS:  # a plain identifier text, nothing else
+        term = _first(fields, "value")
+        text = term.value if isinstance(term, ox.Literal) else None
+        value = text if text is not None and _IDENTIFIER.fullmatch(text) else None
+    else:
+        value = _item(fields, "value")  # a "some value" or "no value" node is not an item: left out
     if value is None or item is None or prop is None or not re.fullmatch(r"P[1-9][0-9]*", prop):
         return None
     return Statement(
@@ -258,6 +274,9 @@ def _statement(iri: str, fields: dict[str, list[Term]]) -> Statement | None:
         _text(_first(fields, "ofLabel")),
         _date(fields, "date"),
         rank is not None and rank.value.endswith("PreferredRank"),
+        _date(fields, "when"),
+        time,
+        _text(_first(fields, "degreeLabel")),
     )
 
 

@@ -14,7 +14,16 @@ from markupsafe import Markup
 from kgprofiles.evidence import KIND_WORDS
 from kgprofiles.infobox import PersonFacts, organization_box, person_box, topic_box
 from kgprofiles.profiles import Profile
-from kgprofiles.render import HEADINGS, people_count
+from kgprofiles.render import (
+    HEADINGS,
+    as_of,
+    award_text,
+    education_text,
+    latest_note,
+    people_count,
+    span,
+    supervision_label,
+)
 from kgprofiles.render.links import external_href
 from kgprofiles.render.network_svg import network_svg
 from kgprofiles.render.timeline_svg import timeline_svg
@@ -42,6 +51,10 @@ def environment() -> Environment:
         why_href=why_href,
         kind_words=KIND_WORDS,
     )
+    env.globals.update(
+        as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
+        supervision_label=supervision_label,
+    )  # fmt: skip
     return env
 
 
@@ -72,6 +85,20 @@ def person_jsonld(p: Profile) -> str:
         doc["worksFor"] = [{"@type": "Organization", "@id": w.iri, "name": w.name} for w in p.workplaces]
     if p.topics:
         doc["knowsAbout"] = list(p.topics)
+    for item, date, place in ((p.born, "birthDate", "birthPlace"), (p.died, "deathDate", "deathPlace")):
+        if item and item.date:
+            doc[date] = item.date.iso
+        if item and item.place:
+            doc[place] = {"@type": "Place", "name": item.place}
+    if p.awards:
+        doc["award"] = [f"{a.name} ({a.date.text})" for a in p.awards]
+    if p.education:
+        doc["alumniOf"] = [
+            {"@type": "Organization", "@id": e.organization, "name": e.organization_name} for e in p.education
+        ]
+    links = [href for i in p.identifiers if i.url and (href := external_href(i.url))]  # http(s) only
+    if links:
+        doc["sameAs"] = [*doc.get("sameAs", []), *links]
     return json.dumps(doc, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
 
 

@@ -11,10 +11,21 @@ from kgprofiles.related import Related
 from kgprofiles.search import Results
 
 SCHEMA_VERSION = 1
+_OPTIONAL_SECTIONS = ("life", "awards", "education", "supervisions", "identifiers", "workplaces_as_of")
 
 
 def profile_data(p: Profile) -> dict[str, Any]:
     data = asdict(p)
+    for source in data["sources"]:
+        if len(source["urls"]) <= 1:  # ``url`` says it; the list only for a source with several
+            del source["urls"]
+    # The version 2 sections appear only when the person has them: a profile without them reads as before.
+    for key in _OPTIONAL_SECTIONS:
+        if not data[key]:
+            del data[key]
+    for role in data["roles"]:
+        if role["as_of"] is None:
+            del role["as_of"]
     data["related"] = [related_data(r) for r in p.related]
     data["schema_version"] = SCHEMA_VERSION
     return data

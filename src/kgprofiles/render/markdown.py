@@ -6,7 +6,16 @@ import re
 
 from kgprofiles.infobox import InfoBox, Item
 from kgprofiles.profiles import Profile
-from kgprofiles.render import HEADINGS, people_count, role_line
+from kgprofiles.render import (
+    HEADINGS,
+    as_of,
+    award_text,
+    education_text,
+    latest_note,
+    people_count,
+    role_line,
+    supervision_label,
+)
 from kgprofiles.render.links import external_href
 
 #: What cannot stand in a plain ``(destination)``: spaces and controls, brackets, escapes, entities.
@@ -45,10 +54,17 @@ def _source_title(title: str, url: str | None) -> str:
     return f"[{_escape(title)}]({destination(href)})"
 
 
+def _more_url(url: str) -> str:
+    """A source's second and later addresses, after its title: a link, or the text."""
+    href = external_href(url)
+    return f" · [{_escape(url)}]({destination(href)})" if href is not None else f" · {_escape(url)}"
+
+
 def _item(item: Item) -> str:
     """An item of a summary box: a link where its IRI may be one (``external_href``), else text."""
     href = external_href(item.iri) if item.iri else None
-    return f"[{_escape(item.text)}]({destination(href)})" if href else _escape(item.text)
+    shown = f"[{_escape(item.text)}]({destination(href)})" if href else _escape(item.text)
+    return shown + notes(item.notes)
 
 
 def summary_box(b: InfoBox) -> list[str]:
@@ -78,18 +94,31 @@ def profile(p: Profile, box: InfoBox | None = None) -> str:
         for number, item in enumerate(p.timeline, start=1):
             out.append(f"{number}. **{item.date.text}** — {_escape(item.label)}{notes(item.notes)}")
         out.append("")
+    if p.awards:
+        out += [f"## {HEADINGS['awards']}", ""]
+        out += [f"- {_escape(award_text(a))}{notes(a.notes)}" for a in p.awards]
+        out.append("")
+    if p.education or p.supervisions:
+        out += [f"## {HEADINGS['education']}", ""]
+        out += [f"- {_escape(education_text(e))}{notes(e.notes)}" for e in p.education]
+        out += [f"- {supervision_label(s.relation)}: {_escape(s.person.name)}{notes(s.notes)}" for s in p.supervisions]
+        out.append("")
     former = p.roles_with("former")
     if former:
         out += [f"## {HEADINGS['former']}", ""]
-        out += [f"- {_escape(role_line(r.title, r.organization_name))}{notes(r.notes)}" for r in former]
+        out += [
+            f"- {_escape(role_line(r.title, r.organization_name) + as_of(r.as_of))}{notes(r.notes)}" for r in former
+        ]
         out.append("")
     other = p.roles_with("not confirmed")
     if other:
         out += [f"## {HEADINGS['other']}", "", HEADINGS["other_intro"], ""]
-        out += [f"- {_escape(role_line(r.title, r.organization_name))}{notes(r.notes)}" for r in other]
+        out += [f"- {_escape(role_line(r.title, r.organization_name) + as_of(r.as_of))}{notes(r.notes)}" for r in other]
         out.append("")
     if p.workplaces:
         out += [f"## {HEADINGS['workplaces']}", ""]
+        if p.workplaces_as_of:
+            out += [_escape(latest_note(p.workplaces_as_of)), ""]
         out += [f"- **{_escape(w.name)}** — {people_count(w.people)}" for w in p.workplaces]
         out.append("")
     if p.related:
@@ -99,7 +128,7 @@ def profile(p: Profile, box: InfoBox | None = None) -> str:
     if p.sources:
         out += [f"## {HEADINGS['sources']}", ""]
         for s in p.sources:
-            title = _source_title(s.title, s.url)
+            title = _source_title(s.title, s.url) + "".join(_more_url(u) for u in s.urls[1:])
             detail = "; ".join(_escape(x) for x in (s.site, s.kind) if x)
             retrieved = f", retrieved {s.retrieved}" if s.retrieved else ""
             out.append(

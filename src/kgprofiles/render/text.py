@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from kgprofiles.profiles import OrganizationView, PersonRow, Profile, TopicView
 from kgprofiles.related import Related
-from kgprofiles.render import HEADINGS, people_count, role_line, superscript
+from kgprofiles.render import (
+    HEADINGS,
+    as_of,
+    award_text,
+    education_text,
+    latest_note,
+    life_text,
+    people_count,
+    role_line,
+    superscript,
+    supervision_label,
+)
 from kgprofiles.search import Results
 
 
@@ -12,6 +23,8 @@ def profile(p: Profile) -> str:
     out: list[str] = [p.name, ""]
     if p.headline:
         out += [p.headline, ""]
+    if p.has_facts:
+        out += [*facts(p), ""]
     for para in p.summary:
         out += [para.text + superscript(para.notes), ""]
     if p.writing:
@@ -30,19 +43,33 @@ def profile(p: Profile) -> str:
         for number, item in enumerate(p.timeline, start=1):
             out.append(f"{number}. {item.date.text} — {item.label}{superscript(item.notes)}")
         out.append("")
+    if p.awards:
+        out += [HEADINGS["awards"], ""]
+        out += [f"• {award_text(a)}{superscript(a.notes)}" for a in p.awards]
+        out.append("")
+    if p.education or p.supervisions:
+        out += [HEADINGS["education"], ""]
+        out += [f"• {education_text(e)}{superscript(e.notes)}" for e in p.education]
+        out += [f"• {supervision_label(s.relation)}: {s.person.name}{superscript(s.notes)}" for s in p.supervisions]
+        out.append("")
     former = p.roles_with("former")
     if former:
         out += [HEADINGS["former"], ""]
-        out += [f"• {role_line(r.title, r.organization_name)}{_span(r)}{superscript(r.notes)}" for r in former]
+        out += [
+            f"• {role_line(r.title, r.organization_name)}{_span(r) or as_of(r.as_of)}{superscript(r.notes)}"
+            for r in former
+        ]
         out.append("")
     other = p.roles_with("not confirmed")
     if other:
         out += [HEADINGS["other"], "", HEADINGS["other_intro"], ""]
         for r in other:
-            out.append(f"• {role_line(r.title, r.organization_name)}{superscript(r.notes)}")
+            out.append(f"• {role_line(r.title, r.organization_name)}{as_of(r.as_of)}{superscript(r.notes)}")
         out.append("")
     if p.workplaces:
         out += [HEADINGS["workplaces"], ""]
+        if p.workplaces_as_of:
+            out += [latest_note(p.workplaces_as_of), ""]
         for place in p.workplaces:
             out.append(f"• {place.name} — {people_count(place.people)}")
         out.append("")
@@ -54,12 +81,23 @@ def profile(p: Profile) -> str:
     if p.sources:
         out += [HEADINGS["sources"], ""]
         for s in p.sources:
-            detail = "; ".join(
-                x for x in (s.site, s.kind, s.url, f"retrieved {s.retrieved}" if s.retrieved else None) if x
-            )
+            retrieved = f"retrieved {s.retrieved}" if s.retrieved else None
+            detail = "; ".join(x for x in (s.site, s.kind, *(s.urls or (s.url,)), retrieved) if x)
             out.append(f"{s.number}. {s.title}" + (f" ({detail})" if detail else ""))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def facts(p: Profile) -> list[str]:
+    """The summary box: born, died, education, awards, identifiers (with their addresses)."""
+    out = [f"{x.kind.capitalize()}: {life_text(x)}{superscript(x.notes)}" for x in p.life]
+    if p.education:
+        out.append("Education: " + "; ".join(education_text(e) for e in p.education))
+    if p.awards:
+        out.append("Awards: " + "; ".join(f"{a.name} ({a.date.text})" for a in p.awards))
+    for i in p.identifiers:
+        out.append(f"{i.label}: {i.value}" + (f" <{i.url}>" if i.url else ""))
+    return out
 
 
 def _span(role: object) -> str:
@@ -86,6 +124,10 @@ def organization(o: OrganizationView) -> str:
     if o.alt_names:
         out += ["Also known as " + ", ".join(o.alt_names), ""]
     out += [people_count(o.people).capitalize(), ""]
+    if o.parts:
+        out += [f"With its parts, {people_count(o.people_with_parts)}, including:", ""]
+        out += [f"• {part.name}: {part.count}" for part in o.parts]
+        out.append("")
     for status in ("current", "former", "not confirmed"):
         members = [m for m in o.members if m.status == status]
         if members:

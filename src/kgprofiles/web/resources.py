@@ -20,7 +20,7 @@ from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
 from kgprofiles.web.site import Site, site_of
 
-KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile")
+KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile", "award", "place")
 SLUG = pages.SLUG
 #: What one /id/ URL offers, in the server's order of preference: the page, then the data forms
 #: (so ``*/*`` gets the page, ``text/*`` the page, ``application/*`` JSON-LD); application/json is

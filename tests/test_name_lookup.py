@@ -1,0 +1,90 @@
+"""Finding people by name as people type them: any case, accents or none, middle names and initials
+left out, other names too; for `profile`, `people --name` and the web search, on the synthetic lives
+graph (tests/fixtures/lives: "Anna Q. Exampleton", also "Anna Quinn Exampleton", and "Jörg Müller")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.pipeline import build
+from kgprofiles.profiles import Ambiguous, NotFound, Views
+from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.web import create_app
+from web.server import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "lives"
+ANNA, JORG = "https://w3id.org/kgprofiles/id/person/example-anna", "https://w3id.org/kgprofiles/id/person/example-jorg"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def lives_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("lives") / "store")
+    result = runner.invoke(app, ["--project", str(ROOT), "build", str(FIXTURE), "--store", path, "--quiet"])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture(scope="module")
+def views(settings: Settings) -> Views:
+    store = OxigraphStore("memory:")
+    build(settings.with_overrides(data_dir=FIXTURE), store=store)
+    return Views(store, settings.queries_dir)
+
+
+@pytest.mark.parametrize(
+    ("typed", "found"),
+    [
+        ("Anna Exampleton", ANNA),  # the middle initial left out
+        ("anna q exampleton", ANNA),  # no dot, any case
+        ("A. Exampleton", ANNA),  # an initial for the first name
+        ("Exampleton, Anna", ANNA),  # family name first
+        ("Anna Quinn Exampleton", ANNA),  # the other name
+        ("Jorg Muller", JORG),  # no accents
+        ("JÖRG MÜLLER", JORG),
+        ("Muller", JORG),
+    ],
+)
+def test_a_name_as_typed_finds_the_person(views: Views, typed: str, found: str) -> None:
+    assert views.resolve_person(typed).value == found
+
+
+def test_a_name_that_fits_several_people_lists_them(views: Views) -> None:
+    with pytest.raises(Ambiguous) as error:
+        views.resolve_person("Example")  # Carla, Dora and Emil Example
+    assert "example-carla" in error.value.message and "example-emil" in error.value.message
+
+
+def test_a_name_nobody_has_is_not_found(views: Views) -> None:
+    with pytest.raises(NotFound):
+        views.resolve_person("Anna Fineman")
+
+
+def test_people_and_search_find_the_same_way(views: Views) -> None:
+    assert [p.slug for p in views.people("jorg")] == ["example-jorg"]
+    assert [(h.kind, h.name) for h in views.search("rontgen muller")] == []
+    assert [(h.kind, h.name) for h in views.search("muller jorg")] == [("person", "Jörg Müller")]
+    assert [h.name for h in views.search("example")][:3] == ["Anna Q. Exampleton", "Carla Example", "Dora Example"]
+
+
+def test_the_cli_profile_and_people_commands(lives_dir: str) -> None:
+    profile = runner.invoke(app, ["--project", str(ROOT), "profile", "Jorg Muller", "--store", lives_dir])
+    assert profile.exit_code == 0, profile.output
+    assert profile.output.startswith("Jörg Müller\n")
+    people = runner.invoke(app, ["--project", str(ROOT), "people", "--name", "anna exampleton", "--store", lives_dir])
+    assert people.exit_code == 0, people.output
+    assert people.output.splitlines()[0].startswith("example-anna") and people.output.endswith("1 person\n")
+
+
+def test_the_web_search(settings: Settings, views: Views) -> None:
+    with serving(create_app(settings, views.store)) as url, httpx.Client(base_url=url, timeout=30) as client:
+        page = client.get("/search", params={"q": "Jorg Muller"})
+    assert page.status_code == 200
+    assert 'href="/id/person/example-jorg"' in page.text and "Jörg Müller" in page.text
