@@ -79,7 +79,9 @@ def test_the_markdown_box_links_topics_and_workplaces(facts) -> None:
 
 def test_a_new_row_is_one_line() -> None:
     labels = [label for label, _ in PERSON_ROWS]
-    assert labels == ["Known for", "Works at", "Topics", "Wikidata", "Identifiers", "Sources"]
+    assert labels == [
+        "Known for", "Born", "Died", "Works at", "Education", "Awards", "Topics", "Wikidata", "Identifiers", "Sources"
+    ]
 
 
 def test_organization_and_topic_boxes(views: Views) -> None:

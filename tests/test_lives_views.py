@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kgprofiles.config import Settings
+from kgprofiles.infobox import PersonFacts, person_box
 from kgprofiles.pipeline import build
 from kgprofiles.profiles import Profile, Views
 from kgprofiles.render import html, markdown, text
@@ -45,7 +46,11 @@ def jorg(lives: Views) -> Profile:
 
 @pytest.mark.parametrize(
     ("golden", "render"),
-    [("lives-anna.txt", text.profile), ("lives-anna.md", markdown.profile), ("lives-anna.json", json_view.profile)],
+    [
+        ("lives-anna.txt", text.profile),
+        ("lives-anna.md", lambda p: markdown.profile(p, person_box(PersonFacts(p, (), ())))),
+        ("lives-anna.json", json_view.profile),
+    ],
 )
 def test_anna_matches_her_golden_files(anna: Profile, golden: str, render) -> None:
     check_golden(golden, render(anna))
@@ -98,9 +103,9 @@ def test_an_organisation_rolls_up_its_parts(lives: Views) -> None:
 
 
 def test_the_html_page_shows_each_section_once(anna: Profile) -> None:
-    page = html.profile(anna)
+    page = html.profile(anna, facts=PersonFacts(anna, (), ()))
     for fragment in (
-        '<dl class="facts lives">',
+        '<aside class="infobox"',
         'id="awards"',
         'id="education"',
         'href="https://orcid.org/0000-0002-1825-0097"',
@@ -178,8 +183,8 @@ def test_crafted_identifiers_and_award_texts_stay_text(anna: Profile) -> None:
         identifiers=(IdentifierItem("x", "GitHub username", "<script>alert(1)</script>", "javascript:alert(1)"),),
         awards=(replace(anna.awards[0], motivation="</script><script>alert(2)</script>"),),
     )
-    page = html.profile(crafted)
+    page = html.profile(crafted, facts=PersonFacts(crafted, (), ()))
     assert "<script>alert" not in page and "javascript:" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    md = markdown.profile(crafted)
+    md = markdown.profile(crafted, person_box(PersonFacts(crafted, (), ())))
     assert "](javascript:" not in md and "\\<script\\>" in md

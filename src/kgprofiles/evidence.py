@@ -28,6 +28,9 @@ HEADINGS = {
     "topic": "Both work on",
     "work": "Both contributed to",
     "event": "Both have timeline events about",
+    "award": "Shared",
+    "supervision": "Supervision:",
+    "overlap_org": "Both at the same time at",
 }
 
 
@@ -38,6 +41,9 @@ KIND_WORDS = {
     "topic": "shared topics",
     "work": "shared works",
     "event": "shared event subjects",
+    "award": "shared awards",
+    "supervision": "doctoral advisor and student",
+    "overlap_org": "organisations at the same time",
 }
 
 
@@ -149,7 +155,7 @@ def _said(
     organisation, its contributions to the work, its timeline events about it (``iris`` gets the
     thing's IRI where the profile names it)."""
     lines = []
-    if kind in ("current_org", "other_org"):
+    if kind in ("current_org", "other_org", "overlap_org"):
         for r in p.roles:
             if r.organization_name == name:
                 iris.append(r.organization)
@@ -161,6 +167,10 @@ def _said(
                 iris.append(w.iri)
                 detail = f": {w.description}" if w.description else ""
                 lines.append(Line(f"{p.name} ({', '.join(w.contribution) or 'contributor'}){detail}", notes(w.notes)))
+    elif kind == "award":
+        for a in p.awards:
+            if name in (a.name, f"the {a.name}") or a.name in name:
+                lines.append(Line(f"{p.name}: {a.name} ({a.date.text})", notes(a.notes)))
     elif kind == "event":
         for t in p.timeline:
             if name.lower() in t.label.lower():

@@ -318,6 +318,7 @@ class Views:
         self._warming = threading.Event()  # set while warm() reads in the background
         self._kinds: dict[str, tuple[int, str]] | None = None
         self._queries: dict[str, NamedQuery] | None = None
+        self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
 
     @property
     def queries(self) -> dict[str, NamedQuery]:
@@ -325,7 +326,6 @@ class Views:
         if self._queries is None:
             self._queries = load_queries(self.queries_dir)
         return self._queries
-        self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         return select_rows(self.store, named(self.queries, name), values)

@@ -33,6 +33,9 @@ KINDS: dict[str, tuple[str, int, str, dict[str, str | float]]] = {
     "work": ("work", 1, "contributed", {"stroke": "#6a3d9a", "stroke_width": 2.0}),
     "topic": ("topic", 2, "topic", {"stroke": "#2e7d32", "stroke_width": 1.5, "stroke_dasharray": "2 3"}),
     "event": ("event", 3, "event", {"stroke": "#8a5a00", "stroke_width": 1.2, "stroke_dasharray": "1 3"}),
+    "overlap_org": ("org", 0, "same time", {"stroke": "#0b5cad", "stroke_width": 2.0}),
+    "award": ("award", 4, "shared award", {"stroke": "#b8860b", "stroke_width": 2.5}),
+    "supervision": ("supervision", 5, "advisor", {"stroke": "#7b1fa2", "stroke_width": 2.5}),
 }
 WORDS = {
     "current_org": "both hold a current role at",
@@ -40,6 +43,9 @@ WORDS = {
     "work": "both contributed to",
     "topic": "both work on",
     "event": "both have events about",
+    "overlap_org": "both were, at the same time, at",
+    "award": "both received",
+    "supervision": "advisor and student:",
 }
 
 
