@@ -11,6 +11,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from kgprofiles.config import Settings, load_settings
+from kgprofiles.vocab import DEFAULT_BASE_IRI, use_base_iri
 
 pytest_plugins = ["servers"]  # the oxigraph_server fixture (tests/servers.py)
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,15 @@ def examples(ci: int) -> int:
     the profile's ``max_examples`` under the others (ten times as many under nightly). Read when
     the test module is imported, after ``--hypothesis-profile`` has been applied."""
     return max(1, round(ci * hypothesis_settings.default.max_examples / _CI_EXAMPLES))
+
+
+@pytest.fixture(autouse=True)
+def seed_base_iri():
+    """Each test starts and ends with the seed project's base IRI: a test that opens a project of
+    its own (another base) in this process must not change the IRIs the next test resolves."""
+    use_base_iri(DEFAULT_BASE_IRI)
+    yield
+    use_base_iri(DEFAULT_BASE_IRI)
 
 
 def realdata_dir() -> Path:

@@ -11,7 +11,7 @@ from rdflib.compare import isomorphic
 
 from kgprofiles.export import export_profile, export_store
 from kgprofiles.queries import get_query
-from kgprofiles.vocab import PERSON
+from seed_ids import PERSON
 
 HORACE = ox.NamedNode(str(PERSON) + "horace-he")
 RDFLIB_FORMATS = {"ttl": "turtle", "nt": "nt", "nq": "nquads", "jsonld": "json-ld"}
@@ -64,3 +64,17 @@ def test_jsonld_is_compacted_with_the_shipped_context(seed_store, settings) -> N
     assert doc["@context"]["kgp"] == "https://w3id.org/kgprofiles/ontology#"
     person = next(n for n in doc["@graph"] if n["@id"] in ("person:horace-he", HORACE.value))
     assert person["name"] == "Horace He"
+
+
+def test_a_reader_that_stops_early_ends_the_export_quietly(seed_store_dir) -> None:
+    """`kgprofiles export | head -1`: the closed pipe ends the command, with no message and no traceback."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "kgprofiles", "export", "--format", "nt", "--store", str(seed_store_dir)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.read(100)
+        process.stdout.close()  # the reader goes away with most of 200 KB unread
+        errors = process.stderr.read().decode()
+    assert first.startswith(b"<") and errors == "" and process.returncode in (0, 141)

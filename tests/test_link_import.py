@@ -187,7 +187,7 @@ def test_an_unreachable_endpoint_writes_nothing(tmp_path: Path) -> None:
 def test_import_knows_a_person_iri_already_in_use_before_minting_it(settings: Settings) -> None:
     """A new person whose slug is taken gets the Q-id appended: `iri-in-use` tells which."""
     from kgprofiles.link.local import LocalData
-    from kgprofiles.vocab import PERSON
+    from seed_ids import PERSON
 
     local = LocalData(settings)
     try:

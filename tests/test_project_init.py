@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgprofiles.cli import app
+from kgprofiles.drafts import placeholder_base_iri
 
 runner = CliRunner()
 
@@ -63,7 +64,7 @@ def test_new_refuses_to_overwrite_or_reuse_a_slug(in_new_project: Path) -> None:
     assert code == 2 and "exists; nothing was written" in out
     (in_new_project / "data" / "people" / "group.ttl").write_text(
         "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n"
-        "<https://w3id.org/kgprofiles/id/person/taken> kgp:name \"Taken\" .\n",
+        f"<{placeholder_base_iri(in_new_project)}person/taken> kgp:name \"Taken\" .\n",
         encoding="utf-8",
     )
     code, out = kg("new", "person", "Taken", "--source", "https://example.org/")
@@ -86,3 +87,121 @@ def test_commands_outside_any_project_say_how_to_start_one(tmp_path: Path, monke
     code, out = kg("validate")
     assert code == 2 and "not in a kgprofiles project" in out and "kgprofiles init" in out
     assert kg("--help")[0] == 0 and kg("validate", "--help")[0] == 0
+
+
+def test_a_project_mints_and_resolves_its_iris_under_its_own_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KGPROFILES_PROJECT", raising=False)
+    base = "https://example.org/birds/"
+    assert kg("init", "--name", "Ornithologists", "--base-iri", base)[0] == 0
+    assert f'base_iri = "{base}"' in (tmp_path / "kgprofiles.toml").read_text(encoding="utf-8")
+    code, out = kg("new", "person", "Ada Lovelace", "--source", "https://example.org/ada")
+    assert code == 0, out
+    draft = (tmp_path / "data" / "people" / "ada-lovelace.ttl").read_text(encoding="utf-8")
+    assert f"<{base}person/>" in draft and "w3id.org/kgprofiles/id" not in draft
+    assert kg("validate")[0] == 0 and kg("build", "-q")[0] == 0
+
+    assert kg("profile", "ada-lovelace")[1].startswith("Ada Lovelace\n")  # a slug resolves under the base
+    assert kg("profile", "person:ada-lovelace")[1].startswith("Ada Lovelace\n")  # so does the project's CURIE
+    exported = kg("export", "--format", "nt")[1]
+    assert f"<{base}person/ada-lovelace>" in exported and "w3id.org/kgprofiles/id/" not in exported
+    assert f'"person": "{base}person/"' in kg("export", "--format", "jsonld")[1]
+    code, out = kg("query", "-e", "SELECT ?p WHERE { ?p a kgp:Person } ORDER BY ?p")
+    assert code == 0 and "person:ada-lovelace" in out and "person:example-person" in out
+    assert kg("query", "-e", "ASK { person:ada-lovelace a kgp:Person }")[1].strip() == "true"  # in the worker too
+
+    from starlette.testclient import TestClient
+
+    from kgprofiles.config import load_settings
+    from kgprofiles.web import create_app
+
+    with TestClient(create_app(load_settings(tmp_path))) as client:
+        page = client.get("/id/person/ada-lovelace", headers={"Accept": "text/html"})
+        assert page.status_code == 200 and "Ada Lovelace" in page.text
+        assert client.get("/id/person/nobody").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "example.org/birds/",  # not absolute
+        "https://example.org/birds",  # IRIs would run into the slug
+        "https://example.org/bi rds/",  # a space
+        'https://example.org/"><script>/',  # characters an IRI may not hold
+        "javascript:alert(1)//",
+        "https://w3id.org/kgprofiles/",  # kgprofiles' own namespaces
+    ],
+)
+def test_a_base_iri_that_cannot_be_one_is_refused_with_the_reason(
+    base: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = kg("init", "--base-iri", base)
+    assert code == 2 and "--base-iri" in out and "Traceback" not in out
+    assert not (tmp_path / "kgprofiles.toml").exists()
+
+
+def test_a_hand_edited_base_iri_is_refused_with_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KGPROFILES_PROJECT", raising=False)
+    (tmp_path / "kgprofiles.toml").write_text('[kgprofiles]\nbase_iri = "ftp://example.org/x/"\n', encoding="utf-8")
+    code, out = kg("validate")
+    assert code == 2 and "kgprofiles.toml: base_iri" in out
+
+
+HEADLINE_SHAPE = """@prefix sh:  <http://www.w3.org/ns/shacl#> .
+@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .
+@prefix ex:  <https://example.org/shapes#> .
+ex:PersonHasHeadline a sh:NodeShape ;
+    sh:targetClass kgp:Person ;
+    sh:property [ sh:path kgp:headline ; sh:minCount 1 ; sh:message "Our house rule: every person has a headline" ] .
+"""
+
+PEOPLE_BY_SLUG = """# summary: Our own listing of people: every person's IRI, newest-minted last.
+SELECT ?person WHERE { ?person a kgp:Person } ORDER BY ?person
+"""
+
+
+def test_a_projects_own_shapes_and_queries_come_beside_kgprofiles_own(in_new_project: Path) -> None:
+    (in_new_project / "shapes").mkdir()
+    (in_new_project / "shapes" / "house-rules.ttl").write_text(HEADLINE_SHAPE, encoding="utf-8")
+    (in_new_project / "queries").mkdir()
+    (in_new_project / "queries" / "our-people.rq").write_text(PEOPLE_BY_SLUG, encoding="utf-8")
+
+    code, out = kg("validate")  # the example person has no headline: the project's rule speaks
+    assert code == 1 and "Our house rule: every person has a headline" in out
+    (in_new_project / "data" / "people" / "example-person.ttl").write_text(
+        (in_new_project / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+        + '\nperson:example-person kgp:source "not a source" .\n',
+        encoding="utf-8",
+    )
+    assert "kgp:source" in kg("validate")[1]  # kgprofiles' own shapes still apply beside it
+
+    code, out = kg("query", "--list")
+    assert code == 0 and "our-people" in out and "person-timeline" in out  # added, not replacing
+
+
+def test_a_projects_query_of_the_same_name_overrides_kgprofiles_own(in_new_project: Path) -> None:
+    (in_new_project / "queries").mkdir()
+    people = Path(__file__).resolve().parents[1] / "queries" / "people.rq"
+    mine = people.read_text(encoding="utf-8").replace("ORDER BY ?name ?person", "ORDER BY DESC(?name) ?person")
+    (in_new_project / "queries" / "people.rq").write_text(mine, encoding="utf-8")
+    assert kg("new", "person", "Ada Lovelace", "--source", "https://example.org/ada")[0] == 0
+    assert kg("build", "-q")[0] == 0
+    names = [line.split(maxsplit=1)[1] for line in kg("people")[1].splitlines()[:-1]]
+    assert names == ["Example Person", "Ada Lovelace"]  # the project's order, not kgprofiles'
+
+
+def test_replace_shapes_says_the_projects_shapes_are_the_only_ones(in_new_project: Path) -> None:
+    (in_new_project / "shapes").mkdir()
+    (in_new_project / "shapes" / "house-rules.ttl").write_text(HEADLINE_SHAPE, encoding="utf-8")
+    config = in_new_project / "kgprofiles.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "replace_shapes = true\n", encoding="utf-8")
+    (in_new_project / "data" / "people" / "example-person.ttl").write_text(
+        (in_new_project / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+        + '\nperson:example-person kgp:headline "An example" ; kgp:source "not a source" .\n',
+        encoding="utf-8",
+    )
+    assert kg("validate")[0] == 0  # kgprofiles' rule on kgp:source no longer applies

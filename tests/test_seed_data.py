@@ -21,7 +21,8 @@ from kgprofiles.infer import Inference, closure
 from kgprofiles.ingest import parse_file, parse_files
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.validate import load_ontology, validate_files
-from kgprofiles.vocab import CLAIM, FOAF, KGP, ORG, ORGANIZATION, PERSON, PROFILE, PROV, SCHEMA, SOURCE
+from kgprofiles.vocab import FOAF, KGP, ORG, PROV, SCHEMA
+from seed_ids import CLAIM, ORGANIZATION, PERSON, PROFILE, SOURCE
 
 DATA = ROOT / "data"
 ONTOLOGY_FILE = ROOT / "ontology" / "kgprofiles.ttl"

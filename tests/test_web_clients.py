@@ -15,8 +15,9 @@ from SPARQLWrapper import JSON, TURTLE, XML, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed
 
 from kgprofiles.config import Settings
-from kgprofiles.vocab import KGP, PERSON
+from kgprofiles.vocab import KGP
 from kgprofiles.web import create_app
+from seed_ids import PERSON
 from web.server import serving
 
 NAMES = "SELECT ?person ?name WHERE { ?person a kgp:Person ; kgp:name ?name } ORDER BY ?name"

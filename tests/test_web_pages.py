@@ -16,8 +16,8 @@ from kgprofiles.export import export_profile, export_store
 from kgprofiles.profiles import Views
 from kgprofiles.queries import get_query
 from kgprofiles.render import json as json_view
-from kgprofiles.vocab import PERSON
 from kgprofiles.web import create_app
+from seed_ids import PERSON
 from web.rdf import subjects
 from web.server import serving
 

@@ -18,9 +18,9 @@ from rdflib import Graph, Namespace, URIRef
 
 from kgprofiles.config import Settings
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.vocab import PERSON
 from kgprofiles.web import create_app
 from kgprofiles.web.editor import find_editor
+from seed_ids import PERSON
 from web.rdf import subjects
 from web.server import serving
 

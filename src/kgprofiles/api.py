@@ -1,6 +1,6 @@
 """The public API, re-exported by ``kgprofiles``: a project, its store, and what the commands do.
 
-Everything is keyword-only past the first argument, like pyoxigraph's bindings; results are plain
+Everything is keyword-only past the first argument, like Oxigraph's bindings; results are plain
 data (dicts and lists ready for JSON) or the typed reports the commands print.
 """
 

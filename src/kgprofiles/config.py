@@ -19,6 +19,33 @@ RELATED_ON_PROFILE = 10
 BUNDLED = ("ontology", "shapes", "queries")
 
 
+@dataclass(frozen=True)
+class SearchPath:
+    """Directories read in order, kgprofiles' own first: a project's shapes and queries are added
+    beside the packaged ones, and a file of the project replaces the packaged file of the same name
+    (``queries/person.rq`` overrides the named query ``person``)."""
+
+    dirs: tuple[Path, ...]
+
+    def files(self, pattern: str) -> list[Path]:
+        """The files matching ``pattern`` (recursively), one per relative name, the last directory's
+        winning, sorted by that name."""
+        chosen: dict[str, Path] = {}
+        for directory in self.dirs:
+            for path in sorted(directory.rglob(pattern)):
+                if path.is_file():
+                    chosen[path.relative_to(directory).as_posix()] = path
+        return [chosen[name] for name in sorted(chosen)]
+
+    def __str__(self) -> str:
+        return os.pathsep.join(str(d) for d in self.dirs)
+
+
+def search_path(where: Path | SearchPath) -> SearchPath:
+    """``where`` as a search path (a single directory is a path of one)."""
+    return where if isinstance(where, SearchPath) else SearchPath((where,))
+
+
 def bundled(name: str) -> Path:
     """Where kgprofiles' own ``ontology``, ``shapes`` or ``queries`` are: inside the installed
     package (a wheel carries them in ``kgprofiles/resources/``, see setup.py), or in the checkout
@@ -84,8 +111,8 @@ class Settings:
     root: Path
     data_dir: Path
     ontology_dir: Path
-    shapes_dir: Path
-    queries_dir: Path
+    shapes_dir: SearchPath
+    queries_dir: SearchPath
     store: str  # a directory path, or "memory:"
     endpoint: str | None = None  # a SPARQL 1.1 query endpoint URL: use the remote backend
     update_endpoint: str | None = None
@@ -100,6 +127,7 @@ class Settings:
     query_max_depth: int = 128  # how deeply brackets may nest in a query
     related_weights: dict[str, float] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    base_iri: str | None = None  # where the project mints IRIs; None: vocab.DEFAULT_BASE_IRI
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced, ignoring ``None`` values."""
@@ -149,11 +177,26 @@ def _server_table(table: dict[str, object], where: Path) -> dict[str, object]:
     return server
 
 
+def _base_iri(table: dict[str, object], config_path: Path) -> str:
+    """The project's ``base_iri`` (the seed project's when the file names none), checked."""
+    from kgprofiles.vocab import DEFAULT_BASE_IRI, check_base_iri
+
+    value = table.get("base_iri", DEFAULT_BASE_IRI)
+    try:
+        return check_base_iri(value if isinstance(value, str) else repr(value))
+    except ValueError as exc:
+        raise InputError(
+            f"{config_path}: base_iri: {exc}",
+            'give the address your IRIs live under, e.g. base_iri = "https://example.org/whos-who/"',
+        ) from exc
+
+
 def load_settings(root: Path | None = None, **overrides: object) -> Settings:
     """Settings for the project at ``root`` (default: ``KGPROFILES_PROJECT``, else the nearest
     directory from the current one upwards that holds kgprofiles.toml; NotAProject if none does).
-    The project's ``ontology/``, ``shapes/`` and ``queries/`` are used when it has them, else the
-    ones kgprofiles ships."""
+    The project's ``ontology/`` replaces the one kgprofiles ships; its ``shapes/`` and ``queries/``
+    are added beside kgprofiles' own (``replace_shapes = true`` / ``replace_queries = true``: instead
+    of them)."""
     if root is None and os.environ.get("KGPROFILES_PROJECT"):
         root = Path(os.environ["KGPROFILES_PROJECT"])
     if root is None:
@@ -190,17 +233,28 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         own = root / name
         return own if own.is_dir() else bundled(name)
 
+    def beside_bundled(name: str) -> SearchPath:
+        """kgprofiles' own, then the project's (``<name>/`` or the directory the file names), or
+        the project's alone when the file says ``replace_<name> = true``."""
+        own = path(table[name]) if name in table else root / name
+        if table.get(f"replace_{name}") is True:
+            return SearchPath((own,))
+        packaged = bundled(name)
+        added = own.is_dir() and own.resolve() != packaged.resolve()
+        return SearchPath((packaged, own) if added else (packaged,))
+
     store = str(pick("store", "KGPROFILES_STORE", ".kgprofiles/store"))
     if store != MEMORY:
         store = str(path(store))
     weights = table.get("related_weights", {})
     server = _server_table(table, config_path)
+    base_iri = _base_iri(table, config_path)
     settings = Settings(
         root=root,
         data_dir=path(pick("data", "KGPROFILES_DATA", "data")),
         ontology_dir=own_or_bundled("ontology"),
-        shapes_dir=own_or_bundled("shapes"),
-        queries_dir=own_or_bundled("queries"),
+        shapes_dir=beside_bundled("shapes"),
+        queries_dir=beside_bundled("queries"),
         store=store,
         endpoint=pick("endpoint", "KGPROFILES_ENDPOINT", None),  # type: ignore[arg-type]
         update_endpoint=table.get("update_endpoint"),  # type: ignore[arg-type]
@@ -212,7 +266,11 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},
         limits=Limits.from_table(table.get("limits", {}), str(config_path)),
+        base_iri=base_iri,
     )
+    from kgprofiles.vocab import use_base_iri
+
+    use_base_iri(base_iri)
     if "store" in overrides and overrides["store"] not in (None, MEMORY):
         overrides["store"] = str(path(overrides["store"]))
     return settings.with_overrides(**overrides)

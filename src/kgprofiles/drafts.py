@@ -14,25 +14,20 @@ from kgprofiles.config import CONFIG_FILE, Settings
 from kgprofiles.errors import InputError
 from kgprofiles.link.importer import slugify
 from kgprofiles.link.turtle import comment, turtle_term
-from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, SOURCE, TOPIC
+from kgprofiles.vocab import KGP, XSD_NS, IdSpace, check_base_iri, ids
 
 DATA_DIRS = ("people", "organizations", "topics", "sources")
-_PREFIXES = {
-    "kgp": str(KGP),
-    "person": str(PERSON),
-    "organization": str(ORGANIZATION),
-    "topic": str(TOPIC),
-    "source": str(SOURCE),
-}
+
+
+def _prefixes(space: IdSpace) -> dict[str, str]:
+    """The prefixes a draft declares: the ontology's and the project's kinds under its base IRI."""
+    kinds = ("person", "organization", "topic", "source")
+    return {"kgp": str(KGP), **{kind: str(getattr(space, kind)) for kind in kinds}}
+
 
 EXAMPLE_PERSON = '''# EXAMPLE — written by `kgprofiles init` to show the shape of a profile. It is not a real person:
 # delete this file (or replace it) once you have written your own people.
-@prefix kgp:          <https://w3id.org/kgprofiles/ontology#> .
-@prefix person:       <https://w3id.org/kgprofiles/id/person/> .
-@prefix organization: <https://w3id.org/kgprofiles/id/organization/> .
-@prefix source:       <https://w3id.org/kgprofiles/id/source/> .
-@prefix claim:        <https://w3id.org/kgprofiles/id/claim/> .
-@prefix xsd:          <http://www.w3.org/2001/XMLSchema#> .
+{prefixes}
 
 person:example-person a kgp:Person ;
     kgp:name "Example Person" ;
@@ -56,18 +51,26 @@ source:example-page a kgp:Source ;
 '''
 
 
-def init_project(directory: Path, *, title: str) -> list[Path]:
-    """Make ``directory`` a kgprofiles project: kgprofiles.toml, data/ with one directory per kind
-    and an example person that validates, and a .gitignore for the store. Returns what it wrote."""
+def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
+    """Make ``directory`` a kgprofiles project: kgprofiles.toml (title, base IRI, store), data/ with
+    one directory per kind and an example person that validates, and a .gitignore for the store.
+    Returns what it wrote."""
     config = directory / CONFIG_FILE
     if config.exists():
         raise InputError(f"{config} exists: {directory} is already a project", "nothing was written")
+    try:
+        space = IdSpace(check_base_iri(base_iri))
+    except ValueError as exc:
+        raise InputError(f"--base-iri: {exc}", "e.g. --base-iri https://example.org/whos-who/") from exc
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     config.write_text(
         f"# A kgprofiles project: `kgprofiles validate`, `build`, `serve` run from here or below.\n"
         f"[kgprofiles]\n"
         f"title = {_toml_string(title)}\n"
+        f"# Where the IRIs of your people, works and sources live: <base>person/<slug>, ...\n"
+        f"# Choose it before you publish (IRIs are meant to last); kgp: (the ontology) stays kgprofiles'.\n"
+        f"base_iri = {_toml_string(base_iri)}\n"
         f'store = ".kgprofiles/store"\n',
         encoding="utf-8",
     )
@@ -76,7 +79,8 @@ def init_project(directory: Path, *, title: str) -> list[Path]:
         (directory / "data" / name).mkdir(parents=True, exist_ok=True)
     example = directory / "data" / "people" / "example-person.ttl"
     if not example.exists():
-        example.write_text(EXAMPLE_PERSON, encoding="utf-8")
+        example_prefixes = {**_prefixes(space), "claim": str(space.claim), "xsd": XSD_NS}
+        example.write_text(EXAMPLE_PERSON.format(prefixes="\n".join(_prefix_lines(example_prefixes))), encoding="utf-8")
         written.append(example)
     ignore = directory / ".gitignore"
     if not ignore.exists() or ".kgprofiles/" not in ignore.read_text(encoding="utf-8"):
@@ -84,6 +88,12 @@ def init_project(directory: Path, *, title: str) -> list[Path]:
             handle.write("# the built store: `kgprofiles build` makes it again from data/\n.kgprofiles/\n")
         written.append(ignore)
     return written
+
+
+def placeholder_base_iri(directory: Path) -> str:
+    """``https://example.org/<directory>/``: a base IRI that works until the user names theirs
+    (example.org is reserved for examples, so nothing published can clash with it)."""
+    return f"https://example.org/{slugify(directory.name) or 'kgprofiles'}/"
 
 
 def _toml_string(text: str) -> str:
@@ -107,9 +117,9 @@ class Draft:
 
 
 KINDS = {
-    "person": ("people", PERSON, "kgp:Person", "A person"),
-    "organization": ("organizations", ORGANIZATION, "kgp:Organization", "An organisation"),
-    "topic": ("topics", TOPIC, "kgp:Topic", "A topic"),
+    "person": ("people", "kgp:Person", "A person"),
+    "organization": ("organizations", "kgp:Organization", "An organisation"),
+    "topic": ("topics", "kgp:Topic", "A topic"),
 }
 
 
@@ -123,12 +133,14 @@ def new_entity(
     source_title: str | None = None,
 ) -> Draft:
     """A new person, organisation or topic file; a person needs a source (``source_url``)."""
-    directory, namespace, rdf_type, what = KINDS[kind]
+    directory, rdf_type, what = KINDS[kind]
+    space = ids()
+    prefixes = _prefixes(space)
     name = name.strip()
     if not name:
         raise InputError(f"{what} needs a name")
     slug = _checked_slug(slug or slugify(name))
-    iri = f"{namespace}{slug}"
+    iri = f"{getattr(space, kind)}{slug}"
     path = settings.data_dir / directory / f"{slug}.ttl"
     _refuse_existing(settings, path, iri)
     if kind == "person" and not source_url:
@@ -139,16 +151,16 @@ def new_entity(
     lines = [
         f"# {comment(name)}: written by `kgprofiles new {kind}`. Add what the sources say, each claim with",
         "# its kgp:source (`kgprofiles validate` says what is missing).",
-        *_prefix_lines(),
+        *_prefix_lines(prefixes),
         "",
         f"{kind}:{slug} a {rdf_type} ;",
-        f"    kgp:name {turtle_term(ox.Literal(name), _PREFIXES)}"
+        f"    kgp:name {turtle_term(ox.Literal(name), prefixes)}"
         + (" ;" if source_url else " ."),
     ]
     if source_url:
-        source = ox.NamedNode(f"{SOURCE}{slug}-source")
-        lines.append(f"    kgp:source {turtle_term(source, _PREFIXES)} .")
-        lines += ["", *_source_lines(source, source_url, source_title)]
+        source = ox.NamedNode(f"{space.source}{slug}-source")
+        lines.append(f"    kgp:source {turtle_term(source, prefixes)} .")
+        lines += ["", *_source_lines(source, source_url, source_title, prefixes)]
     return Draft(path, iri, "\n".join(lines) + "\n")
 
 
@@ -156,24 +168,25 @@ def new_source(settings: Settings, url: str, *, title: str | None = None, slug: 
     """A new source file for the page at ``url``."""
     node = _url(url)
     slug = _checked_slug(slug or slugify(title or node.value.split("://", 1)[-1]))
-    source = ox.NamedNode(f"{SOURCE}{slug}")
+    prefixes = _prefixes(ids())
+    source = ox.NamedNode(f"{ids().source}{slug}")
     path = settings.data_dir / "sources" / f"{slug}.ttl"
     _refuse_existing(settings, path, source.value)
     lines = [
         "# A source: written by `kgprofiles new source`. Cite it from claims with kgp:source.",
-        *_prefix_lines(),
+        *_prefix_lines(prefixes),
         "",
-        *_source_lines(source, url, title),
+        *_source_lines(source, url, title, prefixes),
     ]
     return Draft(path, source.value, "\n".join(lines) + "\n")
 
 
-def _source_lines(source: ox.NamedNode, url: str, title: str | None) -> list[str]:
+def _source_lines(source: ox.NamedNode, url: str, title: str | None, prefixes: dict[str, str]) -> list[str]:
     page = _url(url)
     shown = title.strip() if title and title.strip() else page.value
     return [
-        f"{turtle_term(source, _PREFIXES)} a kgp:Source ;",
-        f"    kgp:title {turtle_term(ox.Literal(shown), _PREFIXES)} ;",
+        f"{turtle_term(source, prefixes)} a kgp:Source ;",
+        f"    kgp:title {turtle_term(ox.Literal(shown), prefixes)} ;",
         f"    kgp:url {turtle_term(page, {})} .",
     ]
 
@@ -188,9 +201,9 @@ def _url(url: str) -> ox.NamedNode:
         raise InputError(f"not a web address: {url!r} ({exc})") from exc
 
 
-def _prefix_lines() -> list[str]:
-    width = max(len(name) for name in _PREFIXES) + 2
-    return [f"@prefix {(name + ':').ljust(width)}<{iri}> ." for name, iri in _PREFIXES.items()]
+def _prefix_lines(prefixes: dict[str, str]) -> list[str]:
+    width = max(len(name) for name in prefixes) + 2
+    return [f"@prefix {(name + ':').ljust(width)}<{iri}> ." for name, iri in prefixes.items()]
 
 
 def _checked_slug(slug: str) -> str:

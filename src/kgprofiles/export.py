@@ -2,7 +2,7 @@
 
 Blank nodes carry stable labels from ingest, so the same data always gives the same labels. A
 profile is sorted triple by triple; the whole graph keeps the store's own order, which depends only
-on the data (pyoxigraph orders by encoded term), so it is as fast as pyoxigraph's own dump and still
+on the data (Oxigraph orders by encoded term), so it is as fast as Oxigraph's own dump and still
 byte-identical for the same store.
 """
 
@@ -18,15 +18,16 @@ from rdflib import Graph
 
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
+from kgprofiles.store import rdf_syntax
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import as_bytes
 from kgprofiles.terms import graph_from_triples
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import PREFIXES, IdSpace, ids
 
-FORMATS: dict[str, ox.RdfFormat | None] = {
-    "ttl": ox.RdfFormat.TURTLE,
-    "nt": ox.RdfFormat.N_TRIPLES,
-    "nq": ox.RdfFormat.N_QUADS,
+FORMATS: dict[str, rdf_syntax.RdfFormat | None] = {
+    "ttl": rdf_syntax.RdfFormat.TURTLE,
+    "nt": rdf_syntax.RdfFormat.N_TRIPLES,
+    "nq": rdf_syntax.RdfFormat.N_QUADS,
     "jsonld": None,  # compacted JSON-LD, see to_jsonld
 }
 MEDIA_TYPES = {
@@ -43,11 +44,17 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-@lru_cache(maxsize=1)
 def jsonld_context() -> dict[str, Any]:
-    """The @context the project ships (src/kgprofiles/context.jsonld)."""
+    """The @context kgprofiles ships (src/kgprofiles/context.jsonld), with the project's kinds
+    (``person``, ``organization``, ...) under its own base IRI."""
+    return _context_for(ids().base)
+
+
+@lru_cache(maxsize=4)
+def _context_for(base: str) -> dict[str, Any]:
     text = resources.files("kgprofiles").joinpath("context.jsonld").read_text(encoding="utf-8")
-    return json.loads(text)["@context"]  # type: ignore[no-any-return]
+    context: dict[str, Any] = json.loads(text)["@context"]
+    return {**context, **IdSpace(base).namespaces()}
 
 
 def to_jsonld(triples: list[ox.Triple]) -> bytes:
@@ -72,8 +79,8 @@ def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
         fmt = "nt"
     rdf_format = FORMATS[fmt]
     assert rdf_format is not None
-    prefixes = PREFIXES if rdf_format == ox.RdfFormat.TURTLE else None
-    return as_bytes(ox.serialize(ordered, format=rdf_format, prefixes=prefixes))
+    prefixes = PREFIXES if rdf_format == rdf_syntax.RdfFormat.TURTLE else None
+    return as_bytes(rdf_syntax.serialize(ordered, format=rdf_format, prefixes=prefixes))
 
 
 def export_store(store: Store, fmt: str) -> bytes:

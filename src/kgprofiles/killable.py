@@ -1,6 +1,6 @@
 """Run an engine where it can be stopped: a fresh child process, killed at its budget's deadline.
 
-A single SPARQL query (pyoxigraph), a pyshacl validation or an owlrl closure cannot be interrupted
+A single SPARQL query (Oxigraph), a pyshacl validation or an owlrl closure cannot be interrupted
 from Python. ``run_killable(function, args, budget, doing)`` runs ``function(*args)`` in a new
 Python interpreter (started with exec, never a fork of this possibly threaded process) that caps
 its own address space (``RLIMIT_AS``: the budget's ``memory_mb``) and dies with its parent; the
@@ -9,7 +9,7 @@ parent waits at most the budget's remaining time, then kills it.
 The function and its arguments travel pickled through a private scratch directory, and so does
 the answer: a value, a KgError (raised again here, as it was), running out of memory, or a bug.
 The child imports only what the function's module imports: keep those modules light (the child
-of an sh:sparql run imports pyoxigraph, not rdflib).
+of an sh:sparql run imports Oxigraph, not rdflib).
 """
 
 from __future__ import annotations

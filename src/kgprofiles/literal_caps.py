@@ -1,7 +1,7 @@
 """The cap on the size of a literal in a data file (``max_literal_bytes``, default 1 MB).
 
 A literal is measured in UTF-8 bytes once the file is parsed, and only in a file longer than the
-cap (no shorter file can hold one that long). pyoxigraph itself refuses any term longer than its
+cap (no shorter file can hold one that long). Oxigraph itself refuses any term longer than its
 16 MB buffer with a MemoryError; the file's text is then scanned for the long string so that the
 error still says where it is and how long it is.
 """
@@ -38,7 +38,7 @@ def check_literals(triples: Iterable[ox.Triple], data: bytes, display: str, limi
 
 
 def oversized_term(data: bytes, display: str, limit: int) -> InputError:
-    """The error for a file pyoxigraph could not parse because a term is longer than its buffer:
+    """The error for a file Oxigraph could not parse because a term is longer than its buffer:
     at the first string longer than ``limit`` bytes, else about the term."""
     for line, size in _strings(data):
         if size > limit:

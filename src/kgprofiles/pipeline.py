@@ -21,6 +21,7 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
+from kgprofiles.store import engine
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.staging import GenerationStaging, Staging, generation_staging, replacement_staging
@@ -277,7 +278,7 @@ def _quads(graphs: Mapping[str, Sequence[ox.Triple]]) -> Iterator[ox.Quad]:
 
 
 def _validate_fast(
-    data: ox.Store,
+    data: engine.Engine,
     files: Sequence[SourceFile],
     raw: RawTriples,
     settings: Settings,

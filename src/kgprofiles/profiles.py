@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
-from kgprofiles.config import RELATED_ON_PROFILE
+from kgprofiles.config import RELATED_ON_PROFILE, SearchPath
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
 from kgprofiles.queries import get_query, load_queries, resolve_iri, select
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.vocab import KGP, ORGANIZATION, PERSON, RDF_NS, TOPIC, WD
+from kgprofiles.vocab import KGP, RDF_NS, WD, ids
 
 if TYPE_CHECKING:
     from kgprofiles.related_index import RelatedIndex
@@ -199,7 +199,7 @@ class Views:
     def __init__(
         self,
         store: Store,
-        queries_dir: Path,
+        queries_dir: Path | SearchPath,
         related_weights: Mapping[str, float] | None = None,
         stable: bool = False,
     ) -> None:
@@ -226,7 +226,7 @@ class Views:
             return self._one(rows, text)
         if ":" in text or re.fullmatch(r"[a-z0-9][a-z0-9._-]*", text):
             try:
-                iri = ox.NamedNode(resolve_iri(text, str(PERSON)))
+                iri = ox.NamedNode(resolve_iri(text, str(ids().person)))
             except InputError:
                 iri = None
             if iri is not None and self.select("person", person=iri).rows:
@@ -445,7 +445,7 @@ class Views:
     # -------------------------------------------------------------------- organisations, topics, people
 
     def organization(self, text: str) -> OrganizationView:
-        org = self.resolve(text, str(ORGANIZATION))
+        org = self.resolve(text, str(ids().organization))
         facts = self.select("org", org=org).rows
         if not facts:
             raise NotFound(f"no organisation {text!r}", "try `kgprofiles query search --param text=PART`")
@@ -473,7 +473,7 @@ class Views:
         )
 
     def topic(self, text: str) -> TopicView:
-        topic = self.resolve(text, str(TOPIC))
+        topic = self.resolve(text, str(ids().topic))
         facts = self.select("topic", topic=topic).rows
         if not facts:
             raise NotFound(f"no topic {text!r}", "try `kgprofiles query search --param text=PART`")
@@ -492,9 +492,9 @@ class Views:
         if text:
             values["text"] = text
         if topic:
-            values["topic"] = self.resolve(topic, str(TOPIC))
+            values["topic"] = self.resolve(topic, str(ids().topic))
         if org:
-            values["org"] = self.resolve(org, str(ORGANIZATION))
+            values["org"] = self.resolve(org, str(ids().organization))
         return tuple(
             PersonRow(r["person"].value, _slug(r["person"].value), r["name"].value, _opt(r, "headline"))
             for r in self.select("people", **values).rows

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.config import SearchPath, search_path
 from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
 from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES, XSD_NS
@@ -134,26 +135,27 @@ def parse_query_file(path: Path) -> NamedQuery:
 
 
 @lru_cache(maxsize=8)
-def load_queries(queries_dir: Path) -> dict[str, NamedQuery]:
-    """Every named query under ``queries_dir``, by name (read again only when a file changes)."""
-    paths = sorted(queries_dir.glob("*.rq"))
-    stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
-    return _parsed(queries_dir, stamp)
+def load_queries(queries_dir: Path | SearchPath) -> dict[str, NamedQuery]:
+    """Every named query on ``queries_dir`` (a directory, or kgprofiles' own and a project's), by
+    name, a project's file overriding kgprofiles' of the same name (read once a process)."""
+    paths = search_path(queries_dir).files("*.rq")
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    return _parsed(stamp)
 
 
 @lru_cache(maxsize=16)
-def _parsed(queries_dir: Path, stamp: tuple[tuple[str, int, int], ...]) -> dict[str, NamedQuery]:
-    return {q.name: q for q in (parse_query_file(queries_dir / name) for name, _, _ in stamp)}
+def _parsed(stamp: tuple[tuple[str, int, int], ...]) -> dict[str, NamedQuery]:
+    return {q.name: q for q in (parse_query_file(Path(name)) for name, _, _ in stamp)}
 
 
-def get_query(queries_dir: Path, name: str) -> NamedQuery:
+def get_query(queries_dir: Path | SearchPath, name: str) -> NamedQuery:
     queries = load_queries(queries_dir)
     if name not in queries:
         raise QueryError(f"no named query {name!r}", f"known queries: {', '.join(sorted(queries))}")
     return queries[name]
 
 
-def select(store: Store, queries_dir: Path, name: str, **values: str | Term) -> SelectResult:
+def select(store: Store, queries_dir: Path | SearchPath, name: str, **values: str | Term) -> SelectResult:
     """The rows of the named SELECT query ``name`` over ``store``: the one way views run queries."""
     result = get_query(queries_dir, name).run(store, values)
     if not isinstance(result, SelectResult):
@@ -161,7 +163,7 @@ def select(store: Store, queries_dir: Path, name: str, **values: str | Term) -> 
     return result
 
 
-def ask(store: Store, queries_dir: Path, name: str, **values: str | Term) -> bool:
+def ask(store: Store, queries_dir: Path | SearchPath, name: str, **values: str | Term) -> bool:
     """The answer of the named ASK query ``name`` over ``store``."""
     result = get_query(queries_dir, name).run(store, values)
     if not isinstance(result, bool):

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 
-import pyoxigraph as ox
-
+from kgprofiles.store import rdf_syntax
 from kgprofiles.store.base import QueryResult, SelectResult
 from kgprofiles.store.oxigraph import as_bytes
 
@@ -33,10 +32,10 @@ ALIASES = {
     "text/plain": NTRIPLES,
 }
 _RESULT_FORMATS = {
-    JSON: ox.QueryResultsFormat.JSON,
-    XML: ox.QueryResultsFormat.XML,
-    CSV: ox.QueryResultsFormat.CSV,
-    TSV: ox.QueryResultsFormat.TSV,
+    JSON: rdf_syntax.QueryResultsFormat.JSON,
+    XML: rdf_syntax.QueryResultsFormat.XML,
+    CSV: rdf_syntax.QueryResultsFormat.CSV,
+    TSV: rdf_syntax.QueryResultsFormat.TSV,
 }
 _GRAPH_FORMATS = {TURTLE: "ttl", NTRIPLES: "nt", JSONLD: "jsonld"}
 _CHARSET = {JSON, CSV, TSV, TURTLE, NTRIPLES, JSONLD}
@@ -57,13 +56,13 @@ def serialize(result: QueryResult, media_type: str) -> tuple[bytes, str]:
     if isinstance(result, bool):
         doc = json.dumps({"head": {}, "boolean": result}).encode()
         if media_type == XML:
-            parsed = ox.parse_query_results(doc, format=ox.QueryResultsFormat.JSON)
-            doc = as_bytes(parsed.serialize(format=ox.QueryResultsFormat.XML))
+            parsed = rdf_syntax.parse_query_results(doc, format=rdf_syntax.QueryResultsFormat.JSON)
+            doc = as_bytes(parsed.serialize(format=rdf_syntax.QueryResultsFormat.XML))
         body = doc
     elif isinstance(result, SelectResult):
         body = result.serialize(_RESULT_FORMATS[media_type])
     elif media_type == RDFXML:
-        body = as_bytes(ox.serialize(sorted(result, key=str), format=ox.RdfFormat.RDF_XML))
+        body = as_bytes(rdf_syntax.serialize(sorted(result, key=str), format=rdf_syntax.RdfFormat.RDF_XML))
     else:
         from kgprofiles.export import serialize_triples  # rdflib, for JSON-LD
 

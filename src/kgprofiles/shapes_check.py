@@ -10,7 +10,7 @@ the engine, with a less helpful message.
 
 Parsing costs tens of milliseconds a query (rdflib's parser), so a text is parsed only when one of
 the keywords appears in it after its escapes are applied, both as SPARQL defines ``\\u`` and
-``\\U`` (pyoxigraph) and as rdflib reads them: a keyword cannot appear in a query otherwise.
+``\\U`` (Oxigraph) and as rdflib reads them: a keyword cannot appear in a query otherwise.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def query_problem(text: str) -> str | None:
 
 
 def _sparql_unescaped(text: str) -> str:
-    """``text`` with ``\\uXXXX`` and ``\\UXXXXXXXX`` applied as SPARQL 1.1 (and pyoxigraph) do."""
+    """``text`` with ``\\uXXXX`` and ``\\UXXXXXXXX`` applied as SPARQL 1.1 (and Oxigraph) do."""
 
     def expand(match: re.Match[str]) -> str:
         code = int(match.group(1) or match.group(2), 16)

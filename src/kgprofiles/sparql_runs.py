@@ -3,13 +3,13 @@ all focus nodes at once by ``fast.shapes_sparql``) evaluated on an in-memory cop
 they can read.
 
 Such a query is the one part of validation whose cost the shapes' author decides: a cartesian
-product runs for hours, and pyoxigraph cannot cancel a query. So the build runs them here, in a
+product runs for hours, and Oxigraph cannot cancel a query. So the build runs them here, in a
 child process (``kgprofiles.killable``) killed at the validation budget's deadline, while the
 compiled core constraints run in the parent. The child reads the parsed data from the build's
 spill file (N-Triples) instead of the store the parent is writing, keeps the triples the queries
 can match (their predicates, and the types of their targets: ``Reach``), and answers the rows.
 
-This module imports pyoxigraph and nothing heavier, so the child starts in a few tens of
+This module imports Oxigraph and nothing heavier, so the child starts in a few tens of
 milliseconds.
 """
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from kgprofiles.budget import Budget, paced
+from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.vocab import RDF_NS
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
@@ -68,8 +69,8 @@ class TriplesSource:
     def __call__(self) -> Iterable[ox.Triple | ox.Quad]:
         if self.path is None:
             return self.triples
-        fmt = ox.RdfFormat.N_QUADS if self.path.endswith(".nq") else ox.RdfFormat.N_TRIPLES
-        return ox.parse(path=self.path, format=fmt, lenient=True)
+        fmt = rdf_syntax.RdfFormat.N_QUADS if self.path.endswith(".nq") else rdf_syntax.RdfFormat.N_TRIPLES
+        return rdf_syntax.parse(path=self.path, format=fmt, lenient=True)
 
 
 def run_queries(
@@ -83,7 +84,7 @@ def run_queries(
     ``budget``: checked while copying and between queries and rows."""
     if not runs:
         return []
-    store = ox.Store()
+    store = engine.scratch()
     reaches = [run.reach for run in runs]
     everything = itertools.chain(data(), ontology)
     if any(reach is None for reach in reaches):

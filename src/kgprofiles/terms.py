@@ -1,4 +1,4 @@
-"""The one place RDF terms cross between rdflib (for pyshacl and owlrl) and pyoxigraph (the store)."""
+"""The one place RDF terms cross between rdflib (for pyshacl and owlrl) and Oxigraph (the store)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _XSD_STRING = XSD_NS + "string"
 
 
 def to_rdflib(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> Node:
-    """An rdflib term for a pyoxigraph term."""
+    """An rdflib term for an Oxigraph term."""
     if isinstance(term, ox.NamedNode):
         return URIRef(term.value)
     if isinstance(term, ox.BlankNode):
@@ -28,7 +28,7 @@ def to_rdflib(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> Node:
 
 
 def to_oxigraph(term: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
-    """A pyoxigraph term for an rdflib term."""
+    """An Oxigraph term for an rdflib term."""
     if isinstance(term, URIRef):
         return ox.NamedNode(str(term))
     if isinstance(term, BNode):
@@ -43,7 +43,7 @@ def to_oxigraph(term: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
 
 
 def graph_from_triples(triples: Iterable[ox.Triple | ox.Quad], graph: Graph | None = None) -> Graph:
-    """Add pyoxigraph triples (or quads, graph ignored) to an rdflib graph."""
+    """Add Oxigraph triples (or quads, graph ignored) to an rdflib graph."""
     graph = Graph() if graph is None else graph
     add = graph.add
     for t in triples:
@@ -55,7 +55,7 @@ def graph_from_triples(triples: Iterable[ox.Triple | ox.Quad], graph: Graph | No
 
 
 def triples_from_graph(graph: Graph) -> Iterator[ox.Triple]:
-    """pyoxigraph triples for an rdflib graph."""
+    """Oxigraph triples for an rdflib graph."""
     for s, p, o in graph:
         subject, predicate = to_oxigraph(s), to_oxigraph(p)
         if isinstance(subject, ox.Literal) or not isinstance(predicate, ox.NamedNode):

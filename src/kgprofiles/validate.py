@@ -13,9 +13,9 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import Node
 
 from kgprofiles.budget import Budget
-from kgprofiles.config import Settings
+from kgprofiles.config import SearchPath, Settings, search_path
 from kgprofiles.errors import ShapesError
-from kgprofiles.ingest import SourceFile, collect_files, union_graph
+from kgprofiles.ingest import RDF_SUFFIXES, SourceFile, collect_files, union_graph
 from kgprofiles.shapes_check import check_shape_queries
 from kgprofiles.vocab import KGS, PREFIXES, curie
 
@@ -85,15 +85,12 @@ class ValidationReport:
         )
 
 
-_SHOWN_PREFIXES = {**PREFIXES, "kgs": str(KGS)}
-
-
 def compact(node: Node | None) -> str | None:
     """A term as a CURIE with the project prefixes, or as <IRI>, or as a literal's text."""
     if node is None:
         return None
     if isinstance(node, URIRef):
-        return curie(str(node), _SHOWN_PREFIXES) or f"<{node}>"
+        return curie(str(node), {**PREFIXES, "kgs": str(KGS)}) or f"<{node}>"
     if isinstance(node, BNode):
         return f"_:{node}"
     return str(node)
@@ -253,9 +250,10 @@ def validate_files(
     return report
 
 
-def _load_dir(directory: Path, check: Callable[[Graph, str], None] | None = None) -> Graph:
+def _load_dir(directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None) -> Graph:
     graph = Graph()
-    for path in collect_files([directory]):
+    files = search_path(directory).files("*")
+    for path in collect_files(f for f in files if f.suffix in RDF_SUFFIXES):
         if check is not None:
             part = Graph().parse(path)
             check(part, str(path))
@@ -268,8 +266,9 @@ def _load_dir(directory: Path, check: Callable[[Graph, str], None] | None = None
 
 
 @lru_cache(maxsize=4)
-def load_shapes(shapes_dir: Path) -> Graph:
-    """The SHACL shapes graph from every file under ``shapes_dir``; a file whose SPARQL fetches
+def load_shapes(shapes_dir: Path | SearchPath) -> Graph:
+    """The SHACL shapes graph from every file on ``shapes_dir`` (kgprofiles' own and a project's,
+    a project's file replacing kgprofiles' of the same name); a file whose SPARQL fetches
     from elsewhere (SERVICE, FROM, LOAD) or does not parse is a ShapesError naming it."""
     return _load_dir(shapes_dir, check_shape_queries)
 

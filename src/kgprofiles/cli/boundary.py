@@ -24,6 +24,10 @@ EXIT_BUG = 70
 EXIT_INTERRUPTED = 130
 
 
+#: A shell's code for a command ended by a closed pipe (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+
+
 def report(error: KgError) -> None:
     """Print a KgError the one way errors are printed: `kgprofiles: kind: message`, then the hint."""
     typer.secho(f"kgprofiles: {error.kind}: {error.message}", err=True, fg="red")
@@ -42,6 +46,9 @@ def exit_code_of(error: BaseException) -> int:
 
 def report_any(error: BaseException) -> int:
     """Report any error a command raised and return its exit code."""
+    if isinstance(error, BrokenPipeError):  # the reader went away (`kgprofiles query … | head`): say nothing
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     if isinstance(error, KgError):
         report(error)
     elif isinstance(error, KeyboardInterrupt):
@@ -60,6 +67,15 @@ def report_any(error: BaseException) -> int:
         else:
             typer.echo(f"hint: this is a bug in kgprofiles; {DEBUG_VARIABLE}=1 shows the traceback", err=True)
     return exit_code_of(error)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so flushing it at exit does not fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _is_the_frameworks(error: BaseException) -> bool:

@@ -25,19 +25,35 @@ def init(
     name: Annotated[
         str | None, typer.Option("--name", help="The project's title (default: the directory's name).")
     ] = None,
+    base_iri: Annotated[
+        str | None,
+        typer.Option(
+            "--base-iri",
+            help="Where your IRIs live: <base>person/<slug>, ... (default: https://example.org/<directory>/, "
+            "a placeholder to replace before you publish).",
+        ),
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Ask nothing; take the defaults.")] = False,
 ) -> None:
-    """Start a project: kgprofiles.toml, data/people|organizations|topics|sources/, a .gitignore for
-    the store, and one clearly marked example person that validates. On a terminal it asks for the
-    title; on a pipe (or with --yes) it asks nothing."""
-    from kgprofiles.drafts import init_project
+    """Start a project: kgprofiles.toml (title, base IRI, store), data/people|organizations|topics|
+    sources/, a .gitignore for the store, and one clearly marked example person that validates. On a
+    terminal it asks for the title and the base IRI; on a pipe (or with --yes) it asks nothing."""
+    from kgprofiles.drafts import init_project, placeholder_base_iri
 
     target = (Path.cwd() / directory).resolve()
+    asking = sys.stdin.isatty() and not yes
     title = name
     if title is None:
         default = target.name or "kgprofiles"
-        title = typer.prompt("Title of the project", default=default) if sys.stdin.isatty() and not yes else default
-    for path in init_project(target, title=title):
+        title = typer.prompt("Title of the project", default=default) if asking else default
+    base = base_iri
+    if base is None:
+        default_base = placeholder_base_iri(target)
+        question = "Base IRI of your people, works and sources"
+        base = typer.prompt(question, default=default_base) if asking else default_base
+        if base == default_base:
+            typer.echo(f"base IRI: {base} (a placeholder: set base_iri in kgprofiles.toml before you publish)")
+    for path in init_project(target, title=title, base_iri=base):
         typer.echo(f"wrote {path}")
     typer.echo(f"next: cd {target} && kgprofiles validate && kgprofiles build && kgprofiles serve")
 

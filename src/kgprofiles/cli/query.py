@@ -12,6 +12,7 @@ import typer
 
 from kgprofiles.cli.options import EndpointOption, ServerKindOption, StoreOption, open_reader, store_settings
 from kgprofiles.errors import InputError
+from kgprofiles.store import rdf_syntax
 
 RESULT_FORMATS = ("table", "csv", "tsv", "json", "xml")
 GRAPH_FORMATS = ("ttl", "nt", "jsonld")
@@ -90,17 +91,16 @@ def query(
 
 
 def _print_result(result: object, output: str | None) -> None:
-    import pyoxigraph as ox
 
     from kgprofiles.export import serialize_triples
     from kgprofiles.store.base import SelectResult
     from kgprofiles.store.oxigraph import as_bytes
 
     if isinstance(result, bool):
-        formats = {"json": ox.QueryResultsFormat.JSON, "xml": ox.QueryResultsFormat.XML}
+        formats = {"json": rdf_syntax.QueryResultsFormat.JSON, "xml": rdf_syntax.QueryResultsFormat.XML}
         if output in formats:
             document = json.dumps({"head": {}, "boolean": result}).encode()
-            parsed = ox.parse_query_results(document, format=ox.QueryResultsFormat.JSON)
+            parsed = rdf_syntax.parse_query_results(document, format=rdf_syntax.QueryResultsFormat.JSON)
             sys.stdout.buffer.write(as_bytes(parsed.serialize(format=formats[output])))
             typer.echo("")
         elif output in (None, "table", "csv", "tsv"):
@@ -141,10 +141,10 @@ def _print_result(result: object, output: str | None) -> None:
         typer.echo(f"{len(result)} row(s)")
         return
     formats = {
-        "csv": ox.QueryResultsFormat.CSV,
-        "tsv": ox.QueryResultsFormat.TSV,
-        "json": ox.QueryResultsFormat.JSON,
-        "xml": ox.QueryResultsFormat.XML,
+        "csv": rdf_syntax.QueryResultsFormat.CSV,
+        "tsv": rdf_syntax.QueryResultsFormat.TSV,
+        "json": rdf_syntax.QueryResultsFormat.JSON,
+        "xml": rdf_syntax.QueryResultsFormat.XML,
     }
     sys.stdout.buffer.write(result.serialize(formats[fmt]))
 
@@ -175,7 +175,7 @@ def export(
 
     from kgprofiles.export import check_format, export_profile, export_store
     from kgprofiles.queries import get_query, resolve_iri
-    from kgprofiles.vocab import PERSON
+    from kgprofiles.vocab import ids
 
     settings = store_settings(ctx, store, endpoint, server_kind)
     check_format(output)
@@ -184,7 +184,7 @@ def export(
         if person is None:
             data = export_store(target, output)
         else:
-            iri = ox.NamedNode(resolve_iri(person, str(PERSON)))
+            iri = ox.NamedNode(resolve_iri(person, str(ids().person)))
             data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()

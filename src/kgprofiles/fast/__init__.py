@@ -1,7 +1,7 @@
 """Fast paths for validation and inference at scale, with the reference engines' exact answers.
 
 - ``validate_store(store, shapes, ontology, locate=…, files=…, scan=…, raw=…) -> FastValidation``:
-  the SHACL shapes compiled to SPARQL and run on a pyoxigraph store over all focus nodes at once;
+  the SHACL shapes compiled to SPARQL and run on an Oxigraph store over all focus nodes at once;
   ``.report`` is the ``ValidationReport`` ``validate.validate_graph`` (pyshacl) gives, ``.notes``
   says what fell back to pyshacl and why.
 - ``infer_into(store, graph, raw, ontology, scan=…) -> FastInference`` and

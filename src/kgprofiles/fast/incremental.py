@@ -40,9 +40,9 @@ from kgprofiles.fast.literals import XSD_STRING, rdflib_form
 from kgprofiles.fast.load_view import DataView, stored_forms
 from kgprofiles.fast.reach import neighbourhood, plan_edges
 from kgprofiles.fast.rules import RulesPlan, compile_rules, nt
-from kgprofiles.fast.stores import as_ox_store
 from kgprofiles.fast.validation import compile_shapes, validate_triples
 from kgprofiles.ingest import SourceFile
+from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.validate import ValidationReport, locate_subjects
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH, OWL_NS, RDF_NS
 
@@ -82,7 +82,7 @@ def plan_load(
     ``inferred_remove`` from and insert ``inferred_add`` into the inferred graph. The budgets:
     see ``validate_store`` and ``Closure``."""
     started = time.perf_counter()
-    ox_store = as_ox_store(store)
+    ox_store = engine.engine_of(store)
     view = DataView(ox_store, files, prefix)
     plan = LoadPlan(ValidationReport((), tuple(f.display for f in files)))
     plan.report = _validate(view, files, shapes, ontology, plan.notes, validation_budget)
@@ -148,7 +148,8 @@ def _infer(
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
         return
-    derived = stored_forms(_may_touch(ox.parse(sink.getvalue(), format=ox.RdfFormat.N_TRIPLES), touched, linked))
+    parsed = rdf_syntax.parse(sink.getvalue(), format=rdf_syntax.RdfFormat.N_TRIPLES)
+    derived = stored_forms(_may_touch(parsed, touched, linked))
     after = {t for t in derived if _touches(t, touched, linked)}
     before = {
         q.triple

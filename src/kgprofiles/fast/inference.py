@@ -2,7 +2,7 @@
 the compiled rules (``rules.py``) in linear passes (``linear.py``), with owlrl as the fallback.
 
 ``infer_triples`` returns the new triples as a list (small inputs, tests); ``infer_into`` writes
-them straight into a named graph of a store through pyoxigraph's bulk loader (builds at scale).
+them straight into a named graph of a store through Oxigraph's bulk loader (builds at scale).
 Either way ``FastInference.notes`` says when, and why, owlrl did the work instead.
 """
 
@@ -22,8 +22,8 @@ from kgprofiles.budget import Budget
 from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import LiteralScan
 from kgprofiles.fast.rules import compile_rules
-from kgprofiles.fast.stores import as_ox_store
 from kgprofiles.infer import closure
+from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 
 log = logging.getLogger("kgprofiles.fast")
@@ -67,7 +67,7 @@ def infer_triples(
     data: Triples, ontology: Graph, *, scan: LiteralScan | None = None, budget: Budget | None = None
 ) -> FastInference:
     """The new triples owlrl's closure of ``data()`` (raw parsed triples) with ``ontology`` gives,
-    less what either asserts: exactly ``infer.closure(...)``, as pyoxigraph triples. With a
+    less what either asserts: exactly ``infer.closure(...)``, as Oxigraph triples. With a
     ``budget``, the passes check it as they go and owlrl (the fallback) runs in a child process
     killed at its deadline: BudgetExceeded."""
     started = time.perf_counter()
@@ -80,7 +80,8 @@ def infer_triples(
                 log.warning("fast inference: %s", note)
             triples, errors = _reference(data, ontology, budget)
             return FastInference(len(triples), errors, notes, triples)
-        triples = list(dict.fromkeys(q.triple for q in ox.parse(path=path, format=ox.RdfFormat.N_TRIPLES)))
+        parsed = rdf_syntax.parse(path=path, format=rdf_syntax.RdfFormat.N_TRIPLES)
+        triples = list(dict.fromkeys(q.triple for q in parsed))
     return FastInference(len(triples), errors, (), triples, {"total": time.perf_counter() - started})  # type: ignore[arg-type]
 
 
@@ -98,7 +99,7 @@ def infer_into(
     ``data()`` gives the raw parsed data triples (the store's content is not read). ``budget``:
     as for ``infer_triples``."""
     started = time.perf_counter()
-    ox_store = as_ox_store(store)
+    ox_store = engine.engine_of(store)
     target = ox.NamedNode(graph)
     ox_store.clear_graph(target) if ox_store.contains_named_graph(target) else None
     seconds: dict[str, float] = {}
@@ -115,7 +116,7 @@ def infer_into(
             ox_store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in triples)
         else:
             loading = time.perf_counter()
-            ox_store.bulk_load(path=path, format=ox.RdfFormat.N_TRIPLES, to_graph=target)
+            ox_store.bulk_load(path=path, format=rdf_syntax.RdfFormat.N_TRIPLES, to_graph=target)
             seconds["load"] = time.perf_counter() - loading
     counted = ox_store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {target} {{ ?s ?p ?o }} }}")
     count = int(next(iter(counted))["n"].value)  # type: ignore[arg-type, index, union-attr]

@@ -26,6 +26,7 @@ from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions, OWL_RL_Datatypes
 from kgprofiles.budget import Budget, paced
 from kgprofiles.fast.literals import LiteralScan, rdflib_form, rdflib_literal
 from kgprofiles.fast.rules import RDF_TYPE, SAME_AS, PredicateRules, RulesPlan, nt
+from kgprofiles.store import rdf_syntax
 from kgprofiles.vocab import OWL_NS, RDFS_NS
 
 TYPE_KEY = f"<{RDF_TYPE}>"
@@ -515,7 +516,7 @@ class Closure:
 
 
 def _parse_literal(key: str) -> ox.Literal:
-    (triple,) = ox.parse(f"<urn:s> <urn:p> {key} .", format=ox.RdfFormat.N_TRIPLES)
+    (triple,) = rdf_syntax.parse(f"<urn:s> <urn:p> {key} .", format=rdf_syntax.RdfFormat.N_TRIPLES)
     return triple.object  # type: ignore[return-value]
 
 

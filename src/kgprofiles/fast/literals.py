@@ -1,8 +1,8 @@
-"""Literal fidelity: where rdflib's view of a literal and pyoxigraph's stored form part ways.
+"""Literal fidelity: where rdflib's view of a literal and Oxigraph's stored form part ways.
 
 The reference engines (pyshacl, owlrl) see the data through rdflib, which normalises a typed
 literal when it can parse it (``"01"^^xsd:integer`` → ``"1"``, ``"2019-06-01Z"^^xsd:date`` →
-``"2019-06-01"``, ``"1e3"^^xsd:double`` → ``"1000.0"``). A pyoxigraph store canonicalises too,
+``"2019-06-01"``, ``"1e3"^^xsd:double`` → ``"1000.0"``). An Oxigraph store canonicalises too,
 in its own way (``"1.50"^^xsd:decimal`` → ``"1.5"``, ``"1e3"^^xsd:double`` → ``"1000"``) and keeps
 no trace of the text it was given. Where the two agree, SPARQL on the store sees exactly the terms
 pyshacl sees; where they do not, a fast path must not trust the store for that literal.
@@ -21,6 +21,7 @@ from functools import lru_cache
 import pyoxigraph as ox
 from rdflib import Literal
 
+from kgprofiles.store import engine
 from kgprofiles.terms import to_oxigraph, to_rdflib
 from kgprofiles.vocab import XSD_NS
 
@@ -30,14 +31,14 @@ _SCRATCH_SUBJECT = ox.NamedNode("urn:kgprofiles:fast:scratch")
 
 @lru_cache(maxsize=200_000)
 def rdflib_form(literal: ox.Literal) -> ox.Literal:
-    """The literal as rdflib (hence pyshacl and owlrl) sees it, back in pyoxigraph terms."""
+    """The literal as rdflib (hence pyshacl and owlrl) sees it, back in Oxigraph terms."""
     converted = to_oxigraph(to_rdflib(literal))
     assert isinstance(converted, ox.Literal)
     return converted
 
 
 def rdflib_literal(literal: ox.Literal) -> Literal:
-    """The rdflib literal for a pyoxigraph one (cached)."""
+    """The rdflib literal for an Oxigraph one (cached)."""
     return _rdflib_literal(literal)
 
 
@@ -49,11 +50,11 @@ def _rdflib_literal(literal: ox.Literal) -> Literal:
 
 
 def stored_forms(literals: Iterable[ox.Literal]) -> dict[ox.Literal, ox.Literal]:
-    """Each literal → the form a pyoxigraph store gives back for it (one scratch store)."""
+    """Each literal → the form an Oxigraph store gives back for it (one scratch store)."""
     unique = list(dict.fromkeys(literals))
     if not unique:
         return {}
-    scratch = ox.Store()
+    scratch = engine.scratch()
     predicates = [ox.NamedNode(f"urn:kgprofiles:fast:p{i}") for i in range(len(unique))]
     scratch.extend(ox.Quad(_SCRATCH_SUBJECT, p, lit) for p, lit in zip(predicates, unique, strict=True))
     back = {q.predicate: q.object for q in scratch.quads_for_pattern(_SCRATCH_SUBJECT, None, None, None)}

@@ -16,6 +16,7 @@ import pyoxigraph as ox
 
 from kgprofiles.fast.triple_index import TripleIndex
 from kgprofiles.ingest import SourceFile
+from kgprofiles.store import engine
 from kgprofiles.vocab import FILE_GRAPH_PREFIX
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
@@ -27,7 +28,7 @@ class DataView:
     the store's canonical form) and as parsed (``raw``); the replaced graphs' triples once
     (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
 
-    def __init__(self, store: ox.Store, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
+    def __init__(self, store: engine.Engine, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
         self.store = store
         self.prefix = prefix
         self.replaced = {ox.NamedNode(f.graph) for f in files}
@@ -138,6 +139,6 @@ def _kept_as_parsed(triples: Sequence[ox.Triple]) -> bool:
 def stored_forms(quads: Iterable[ox.Triple | ox.Quad]) -> list[ox.Triple]:
     """The triples as a store keeps them (literals in its canonical form), like the inferred
     graph; each once, in the store's order."""
-    scratch = ox.Store()
+    scratch = engine.scratch()
     scratch.extend(ox.Quad(q.subject, q.predicate, q.object, ox.DefaultGraph()) for q in quads)
     return [q.triple for q in scratch]

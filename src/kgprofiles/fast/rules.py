@@ -85,7 +85,7 @@ _HARMLESS_TYPES = frozenset(
 
 
 def nt(term: Node) -> str:
-    """A term in N-Triples syntax, as ``str()`` of the pyoxigraph term writes it."""
+    """A term in N-Triples syntax, as ``str()`` of the Oxigraph term writes it."""
     if isinstance(term, URIRef):
         return f"<{term}>"
     if isinstance(term, BNode):

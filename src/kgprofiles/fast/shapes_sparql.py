@@ -1,4 +1,4 @@
-"""SHACL validation compiled to SPARQL and run on a pyoxigraph store over all focus nodes at once.
+"""SHACL validation compiled to SPARQL and run on an Oxigraph store over all focus nodes at once.
 
 Each constraint of each shape becomes one or two SELECT queries that return only the violating
 (focus node, value) pairs; a few are finished in Python over distinct values (``values.py``) or
@@ -45,6 +45,7 @@ from kgprofiles.fast.results import Finding, Term
 from kgprofiles.fast.shapes_model import Constraint, Path, Shape, ShapesPlan, Unsupported
 from kgprofiles.fast.sparql_text import RewrittenSelect, rewrite_select
 from kgprofiles.sparql_runs import Reach, Row, SparqlRun
+from kgprofiles.store import engine
 from kgprofiles.terms import to_oxigraph, to_rdflib
 
 log = logging.getLogger("kgprofiles.fast")
@@ -67,7 +68,7 @@ class RunStats:
 
 
 def sparql_term(term: Node | Term) -> str:
-    """A term in SPARQL syntax (pyoxigraph writes N-Triples, escaped)."""
+    """A term in SPARQL syntax (Oxigraph writes N-Triples, escaped)."""
     if isinstance(term, Node):
         term = to_oxigraph(term)
     return str(term)
@@ -80,7 +81,7 @@ class Evaluator:
 
     def __init__(
         self,
-        store: ox.Store,
+        store: engine.Engine,
         plan: ShapesPlan,
         ontology: list[ox.Triple] | None = None,
         kinds: dict[str, set[str]] | None = None,
@@ -103,7 +104,7 @@ class Evaluator:
 
     # -- plumbing ------------------------------------------------------------------------------
 
-    def select(self, sparql: str) -> ox.QuerySolutions:
+    def select(self, sparql: str) -> engine.QuerySolutions:
         return self.store.query(sparql, use_default_graph_as_union=True)  # type: ignore[return-value]
 
     def rows(self, sparql: str, *names: str) -> Iterator[tuple[Term | None, ...]]:
@@ -685,7 +686,7 @@ def query_predicates(select: str, prefixes: tuple[tuple[str, str], ...]) -> froz
 def compile_select(select: str, prefixes: dict[str, str], target: str) -> RewrittenSelect:
     rewritten = rewrite_select(select, prefixes, target)
     try:
-        ox.Store().query(rewritten.text)
+        engine.scratch().query(rewritten.text)
     except SyntaxError as exc:
-        raise Unsupported(f"an sh:sparql query pyoxigraph cannot parse: {exc}") from exc
+        raise Unsupported(f"an sh:sparql query Oxigraph cannot parse: {exc}") from exc
     return rewritten

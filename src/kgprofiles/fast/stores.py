@@ -1,4 +1,4 @@
-"""Small helpers around pyoxigraph stores for the fast paths."""
+"""Scratch engines in memory for the fast paths, filled with triples and the ontology."""
 
 from __future__ import annotations
 
@@ -7,20 +7,11 @@ from collections.abc import Iterable
 import pyoxigraph as ox
 from rdflib import Graph
 
+from kgprofiles.store import engine
 from kgprofiles.terms import triples_from_graph
 from kgprofiles.vocab import ONTOLOGY_GRAPH
 
 DATA_GRAPH = ox.NamedNode("urn:kgprofiles:fast:data")
-
-
-def as_ox_store(store: object) -> ox.Store:
-    """The pyoxigraph store behind ``store`` (a ``pyoxigraph.Store`` or an ``OxigraphStore``)."""
-    if isinstance(store, ox.Store):
-        return store
-    inner = getattr(store, "store", None)
-    if isinstance(inner, ox.Store):
-        return inner
-    raise TypeError(f"not a pyoxigraph store: {store!r}")
 
 
 def ontology_quads(ontology: Graph) -> list[ox.Quad]:
@@ -37,9 +28,9 @@ def as_quads(triples: Iterable[ox.Triple | ox.Quad], graph: ox.NamedNode = DATA_
             yield ox.Quad(t.subject, t.predicate, t.object, graph)
 
 
-def memory_store(triples: Iterable[ox.Triple | ox.Quad], ontology: Graph | None = None) -> ox.Store:
+def memory_store(triples: Iterable[ox.Triple | ox.Quad], ontology: Graph | None = None) -> engine.Engine:
     """A fresh in-memory store: ``triples`` in named graphs (quads keep theirs) and the ontology."""
-    store = ox.Store()
+    store = engine.scratch()
     store.extend(as_quads(triples))
     if ontology is not None:
         store.extend(ontology_quads(ontology))

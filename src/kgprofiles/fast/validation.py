@@ -1,4 +1,4 @@
-"""The fast validation path: the project's SHACL shapes on a pyoxigraph store, exactly as pyshacl.
+"""The fast validation path: the project's SHACL shapes on an Oxigraph store, exactly as pyshacl.
 
 ``validate_store`` runs the compiled shapes (``shapes_sparql``) on a store and pyshacl on the
 shapes the compiler does not support (``fallback``); ``validate_triples`` does the same for a
@@ -25,10 +25,11 @@ from kgprofiles.fast.results import to_result
 from kgprofiles.fast.shapes_model import Constraint, Shape, ShapesPlan, Unsupported, read_shapes
 from kgprofiles.fast.shapes_sparql import Evaluator
 from kgprofiles.fast.sparql_text import RewrittenSelect
-from kgprofiles.fast.stores import as_ox_store, memory_store
+from kgprofiles.fast.stores import memory_store
 from kgprofiles.killable import Killable
 from kgprofiles.shapes_check import check_shape_queries
 from kgprofiles.sparql_runs import Row, SparqlRun, TriplesSource, run_queries
+from kgprofiles.store import engine
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import ValidationReport, ValidationResult, sort_results
 
@@ -69,7 +70,7 @@ def validate_store(
     raw: RawTriples | None = None,
     budget: Budget | None = None,
 ) -> FastValidation:
-    """Validate the data in ``store`` (a ``pyoxigraph.Store`` or kgprofiles' ``OxigraphStore``)
+    """Validate the data in ``store`` (an engine of ``store.engine`` or an ``OxigraphStore``)
     against ``shapes``. The union of the store's named graphs must be the data plus the ontology,
     and nothing else (no inferred graph). ``locate`` maps focus keys (IRI or ``_:label``) to
     file and line, as for ``validate_graph``.
@@ -83,7 +84,7 @@ def validate_store(
     constraints and the pyshacl fallback run in child processes killed at its deadline, reading
     ``raw`` (the build's spill file) rather than the store: ``BudgetExceeded``."""
     started = time.perf_counter()
-    ox_store = as_ox_store(store)
+    ox_store = engine.engine_of(store)
     plan = compile_shapes(shapes)
     locate = locate or {}
     notes = list(plan.explain()[len(plan.shapes) :])
@@ -181,7 +182,7 @@ class _SparqlRuns:
 NARROW_ABOVE = 100_000
 
 
-def _source(raw: RawTriples | None, store: ox.Store) -> TriplesSource:
+def _source(raw: RawTriples | None, store: engine.Engine) -> TriplesSource:
     """The data as a child process can read it: the build's spill file, or the triples; without
     ``raw``, the store's (the data and the ontology)."""
     path = getattr(raw, "path", None)
@@ -219,5 +220,5 @@ def _raw_graph(raw: RawTriples) -> Graph:
     return graph_from_triples(raw())
 
 
-def _store_graph(store: ox.Store) -> Graph:
+def _store_graph(store: engine.Engine) -> Graph:
     return graph_from_triples(store.quads_for_pattern(None, None, None, None))

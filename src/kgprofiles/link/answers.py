@@ -1,8 +1,8 @@
 """A Wikidata endpoint's SPARQL JSON results, read as untrusted input.
 
 The answer is decoded as UTF-8 and read with ``json`` (whose strings have no size limit, unlike
-pyoxigraph's results parser, which stops at a MemoryError on a value over about 8 MB); each term
-becomes a pyoxigraph term as soon as it is read. A value (a text or an IRI) longer than
+Oxigraph's results parser, which stops at a MemoryError on a value over about 8 MB); each term
+becomes an Oxigraph term as soon as it is read. A value (a text or an IRI) longer than
 ``max_text_chars`` is left out of its row (the variable is then unbound), and said in a note;
 anything that is not SPARQL JSON results (bad JSON, another shape, an invalid IRI or language tag,
 a boolean) is a WikidataBadAnswer.

@@ -32,22 +32,14 @@ from kgprofiles.link.turtle import comment, is_iri, turtle_term
 from kgprofiles.link.wikidata import HUMAN, Reference, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
 from kgprofiles.link.wikidata_errors import WikidataBadAnswer
-from kgprofiles.vocab import CLAIM, KGP, ORGANIZATION, OWL_NS, PERSON, PROFILE, RDF_NS, SOURCE, TOPIC, WORK, XSD_NS
+from kgprofiles.store import rdf_syntax
+from kgprofiles.vocab import KGP, OWL_NS, RDF_NS, XSD_NS, ids
 
-PREFIX_LINES = (
-    ("kgp", str(KGP)),
-    ("person", str(PERSON)),
-    ("organization", str(ORGANIZATION)),
-    ("topic", str(TOPIC)),
-    ("work", str(WORK)),
-    ("source", str(SOURCE)),
-    ("claim", str(CLAIM)),
-    ("profile", str(PROFILE)),
-    ("owl", OWL_NS),
-    ("wd", WIKIDATA_ENTITY),
-    ("xsd", XSD_NS),
-)
-PREFIXES = dict(PREFIX_LINES)
+
+def prefix_lines() -> tuple[tuple[str, str], ...]:
+    """The prefixes a draft declares, in order: the ontology's, the project's kinds, then others."""
+    return (("kgp", str(KGP)), *ids().namespaces().items(), ("owl", OWL_NS), ("wd", WIKIDATA_ENTITY), ("xsd", XSD_NS))
+
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 PROPERTY_NAMES = {
     "P248": "stated in",
@@ -103,7 +95,7 @@ class _Block:
 
     def render(self, one_line: bool = False) -> str:
         def t(term: ox.NamedNode | ox.Literal) -> str:
-            return turtle_term(term, PREFIXES)
+            return turtle_term(term, dict(prefix_lines()))
 
         lines = [f"# {c}" for c in self.comments]
         head = f"{t(self.subject)} a {t(self.types)}"
@@ -131,7 +123,7 @@ class Draft:
 
 
 def _curie(node: ox.NamedNode) -> str:
-    return turtle_term(node, PREFIXES)
+    return turtle_term(node, dict(prefix_lines()))
 
 
 class _Importer:
@@ -159,7 +151,7 @@ class _Importer:
 
     def reference_source(self, reference: Reference) -> ox.NamedNode:
         key = _reference_key(reference)
-        source = ox.NamedNode(f"{SOURCE}wikidata-ref-{key}")
+        source = ox.NamedNode(f"{ids().source}wikidata-ref-{key}")
         if key in self.references:
             return self.cite(source)
         self.references.append(key)
@@ -201,9 +193,9 @@ class _Importer:
         if qid in self.drafted:
             return self.drafted[qid]
         namespace, cls, name_property = {
-            "organization": (ORGANIZATION, "Organization", "name"),
-            "work": (WORK, "Work", "title"),
-            "topic": (TOPIC, "Topic", "name"),
+            "organization": (ids().organization, "Organization", "name"),
+            "work": (ids().work, "Work", "title"),
+            "topic": (ids().topic, "Topic", "name"),
         }[kind]
         node = ox.NamedNode(f"{namespace}wikidata-{qid.lower()}")
         block = _Block(node, kgp(cls))
@@ -248,10 +240,10 @@ class _Importer:
             )
         name = item.label or self.qid
         slug = slug or slugify(name) or f"wikidata-{self.qid.lower()}"
-        if self.local.ask("iri-in-use", resource=ox.NamedNode(str(PERSON) + slug)):
+        if self.local.ask("iri-in-use", resource=ox.NamedNode(str(ids().person) + slug)):
             slug = f"{slug}-{self.qid.lower()}"
-        person = ox.NamedNode(f"{PERSON}{slug}")
-        self.item_source = ox.NamedNode(f"{SOURCE}wikidata-{self.qid.lower()}")
+        person = ox.NamedNode(f"{ids().person}{slug}")
+        self.item_source = ox.NamedNode(f"{ids().source}wikidata-{self.qid.lower()}")
         self.cite(self.item_source)
         statements = self.wikidata.statements([self.qid]).get(self.qid, [])
         references = self.wikidata.references([s.iri for s in statements])
@@ -280,11 +272,11 @@ class _Importer:
         item_block.add(kgp("url"), ox.NamedNode(f"https://www.wikidata.org/wiki/{self.qid}"))
         item_block.add(kgp("retrieved"), Date(self.today.isoformat(), "day").literal())
 
-        profile = _Block(ox.NamedNode(f"{PROFILE}{slug}"), kgp("Profile"))
+        profile = _Block(ox.NamedNode(f"{ids().profile}{slug}"), kgp("Profile"))
         profile.add(kgp("profileOf"), person)
         citations = []
         for number, source in enumerate(self.sources, 1):
-            citation = _Block(ox.NamedNode(f"{PROFILE}{slug}-fn-{number}"), kgp("Citation"))
+            citation = _Block(ox.NamedNode(f"{ids().profile}{slug}-fn-{number}"), kgp("Citation"))
             citation.add(kgp("number"), ox.Literal(number))
             citation.add(kgp("cites"), source)
             citations.append(citation)
@@ -317,7 +309,7 @@ class _Importer:
             key = f"{'employer' if statement.prop == 'P108' else 'position'}-{statement.value.lower()}"
             used[key] += 1
             suffix = f"-{used[key]}" if used[key] > 1 else ""
-            block = _Block(ox.NamedNode(f"{CLAIM}{slug}-{key}{suffix}"), kgp("Role"))
+            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-{key}{suffix}"), kgp("Role"))
             block.note(f"{statement.prop} {statement.value_text} ({statement.iri})")
             block.add(kgp("holder"), person)
             if statement.prop == "P108":
@@ -352,7 +344,7 @@ class _Importer:
         for qid, found in by_work.items():
             first = found[0]
             work = self.target("work", qid, first.value_label, next((s.date for s in found if s.date), None))
-            block = _Block(ox.NamedNode(f"{CLAIM}{slug}-work-{qid.lower()}"), kgp("Contribution"))
+            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-work-{qid.lower()}"), kgp("Contribution"))
             block.note("; ".join(f"{s.prop} {s.value_text} ({s.iri})" for s in found))
             block.add(kgp("contributor"), person)
             block.add(kgp("work"), work)
@@ -376,7 +368,7 @@ class _Importer:
         item_source: _Block,
         notes: list[str],
     ) -> str:
-        pad = max(len(p) for p, _ in PREFIX_LINES) + 2
+        pad = max(len(p) for p, _ in prefix_lines()) + 2
         out = [
             f"# Draft profile of {comment(name, 120)}, imported from Wikidata item {self.qid} "
             f"({WIKIDATA_ENTITY}{self.qid}) on {self.today.isoformat()} by `kgprofiles import wikidata`.",
@@ -384,7 +376,7 @@ class _Importer:
             "# Check each claim against its sources, fill in the TODOs, then run `kgprofiles validate`.",
         ]
         out.extend(f"# Note: {comment(n)}" for n in notes)
-        out.extend(f"@prefix {(p + ':').ljust(pad)}{ox.NamedNode(ns)} ." for p, ns in PREFIX_LINES)
+        out.extend(f"@prefix {(p + ':').ljust(pad)}{ox.NamedNode(ns)} ." for p, ns in prefix_lines())
         sections: list[tuple[str, list[str]]] = [
             ("the person", [person.render()]),
             ("the page", [profile.render(), "\n".join(c.render(one_line=True) for c in citations)]),
@@ -415,7 +407,8 @@ def _check_holds(text: str, triples: frozenset[ox.Triple]) -> None:
     added, changed or hidden one. Otherwise nothing is written."""
     try:
         parsed = {
-            ox.Triple(q.subject, q.predicate, q.object) for q in ox.parse(text.encode(), format=ox.RdfFormat.TURTLE)
+            ox.Triple(q.subject, q.predicate, q.object)
+            for q in rdf_syntax.parse(text.encode(), format=rdf_syntax.RdfFormat.TURTLE)
         }
     except SyntaxError as error:
         parsed = None

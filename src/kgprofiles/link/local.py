@@ -21,7 +21,7 @@ from kgprofiles.ingest import SourceFile, collect_files, parse_file, parse_files
 from kgprofiles.queries import resolve_iri
 from kgprofiles.store.base import SelectResult, Term
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, ORGANIZATION, WD
+from kgprofiles.vocab import FILE_GRAPH_PREFIX, ONTOLOGY_GRAPH, WD, ids
 
 WIKIDATA_ENTITY = str(WD)
 QID = re.compile(r"Q[1-9][0-9]{0,11}")
@@ -178,13 +178,14 @@ class LocalData:
         from kgprofiles.profiles import Views
 
         text = text.strip()
-        if text.startswith("organization:") or text.startswith(str(ORGANIZATION)):
-            return resolve_iri(text, str(ORGANIZATION))
+        organizations = str(ids().organization)
+        if text.startswith("organization:") or text.startswith(organizations):
+            return resolve_iri(text, organizations)
         views = Views(self.store, self.settings.queries_dir)
         try:
             return views.resolve_person(text).value
         except InputError:
-            candidate = resolve_iri(text, str(ORGANIZATION)) if re.fullmatch(r"[a-z0-9][a-z0-9._-]*", text) else None
+            candidate = resolve_iri(text, organizations) if re.fullmatch(r"[a-z0-9][a-z0-9._-]*", text) else None
             if candidate and self.store.query("ASK { ?o a kgp:Organization }", {"o": ox.NamedNode(candidate)}):
                 return candidate
             raise

@@ -1,4 +1,4 @@
-"""Writing Turtle the way curators write it: terms for drafts (always through pyoxigraph's
+"""Writing Turtle the way curators write it: terms for drafts (always through Oxigraph's
 serializer), and the one clean edit
 `link suggest --apply` makes — an ``owl:sameAs`` line added to a subject's statement, and the
 prefixes it needs, with every other byte of the file kept.
@@ -22,6 +22,7 @@ import pyoxigraph as ox
 
 from kgprofiles.link.local import is_qid
 from kgprofiles.link.wikidata_errors import NotApplied
+from kgprofiles.store import rdf_syntax
 from kgprofiles.vocab import OWL_NS as OWL
 from kgprofiles.vocab import WD_NS as WD
 from kgprofiles.vocab import XSD_NS as XSD
@@ -48,7 +49,7 @@ _NOT_IN_A_COMMENT = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
 def turtle_term(term: ox.NamedNode | ox.Literal, prefixes: Mapping[str, str]) -> str:
-    """``term`` as Turtle, written by pyoxigraph's serializer (so every character is escaped as
+    """``term`` as Turtle, written by Oxigraph's serializer (so every character is escaped as
     the syntax needs): an IRI as ``prefix:local`` where a namespace of ``prefixes`` covers it with a
     plain local name, else ``<…>``; ``true`` and integers bare; other typed literals with a CURIE
     for their datatype. Never text pasted between quotes."""
@@ -75,7 +76,7 @@ def comment(text: str, limit: int = 200) -> str:
 
 
 def is_iri(value: str) -> bool:
-    """An absolute IRI pyoxigraph accepts."""
+    """An absolute IRI Oxigraph accepts."""
     try:
         ox.NamedNode(value)
     except ValueError:
@@ -96,14 +97,14 @@ def triples_of(text: str, base: str) -> set[str]:
         return str(t)
 
     try:
-        quads = list(ox.parse(text.encode("utf-8"), format=ox.RdfFormat.TURTLE, base_iri=base))
+        quads = list(rdf_syntax.parse(text.encode("utf-8"), format=rdf_syntax.RdfFormat.TURTLE, base_iri=base))
     except SyntaxError as exc:
         raise NotApplied(f"the edited file would not parse: {exc}") from exc
     return {f"{term(q.subject)} {term(q.predicate)} {term(q.object)}" for q in quads}
 
 
 def declared_prefixes(text: str, base: str) -> dict[str, str]:
-    parser = ox.parse(text.encode("utf-8"), format=ox.RdfFormat.TURTLE, base_iri=base)
+    parser = rdf_syntax.parse(text.encode("utf-8"), format=rdf_syntax.RdfFormat.TURTLE, base_iri=base)
     for _ in parser:
         pass
     return dict(parser.prefixes)

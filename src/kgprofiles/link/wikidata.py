@@ -3,7 +3,7 @@ into plain records.
 
 A query's parameter is bound to many values at once as one ``VALUES`` block at the start of its
 WHERE group (``store.binding.bind_rows``; at most ``batch_size`` rows, 200 by default, per request).
-The terms are written by pyoxigraph in N-Triples syntax, so a value can never change the query's
+The terms are written by Oxigraph in N-Triples syntax, so a value can never change the query's
 structure.
 
 The answers are untrusted: a row without a value it needs (a text the client left out for its
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.config import SearchPath
 from kgprofiles.errors import QueryError
 from kgprofiles.link.client import WikidataClient
 from kgprofiles.link.local import WIKIDATA_ENTITY, is_qid, qid_of
@@ -103,7 +104,7 @@ class Reference:
 class Wikidata:
     """The Wikidata queries, run through one client."""
 
-    def __init__(self, client: WikidataClient, queries_dir: Path) -> None:
+    def __init__(self, client: WikidataClient, queries_dir: Path | SearchPath) -> None:
         self.client = client
         self.queries_dir = queries_dir
 

@@ -13,7 +13,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from kgprofiles.profiles import Profile
 from kgprofiles.render import HEADINGS, people_count
 from kgprofiles.render.links import external_href
-from kgprofiles.vocab import ID
+from kgprofiles.vocab import ids
 
 
 @lru_cache(maxsize=1)
@@ -38,7 +38,8 @@ def local_link(base: str) -> Callable[[str], str | None]:
     other IRI as itself when it may be a link to elsewhere (``external_href``), else None."""
 
     def link(iri: str) -> str | None:
-        return base + "/id/" + iri[len(ID) :] if iri.startswith(ID) else external_href(iri)
+        slug = ids().slug_of(iri)
+        return base + "/id/" + slug if slug is not None else external_href(iri)
 
     return link
 

@@ -1,13 +1,35 @@
-"""Stores: the contract (base.py), the embedded default (oxigraph.py), a SPARQL 1.1 server (remote.py)."""
+"""Stores: the contract (base.py), the embedded default (oxigraph.py), a SPARQL 1.1 server (remote.py).
+
+The names below load on first use, so a module that needs only ``store.engine`` or
+``store.rdf_syntax`` (a query child process, the parser) does not pay for the whole package."""
 
 from __future__ import annotations
 
-from kgprofiles.config import MEMORY, Settings
-from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
-from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.store.remote import RemoteStore
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgprofiles.config import Settings
+    from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
+    from kgprofiles.store.oxigraph import OxigraphStore
+    from kgprofiles.store.remote import RemoteStore
 
 __all__ = ["OxigraphStore", "QueryResult", "RemoteStore", "SelectResult", "Store", "Term", "open_store"]
+
+_HOME = {
+    "QueryResult": "base",
+    "SelectResult": "base",
+    "Store": "base",
+    "Term": "base",
+    "OxigraphStore": "oxigraph",
+    "RemoteStore": "remote",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        return getattr(importlib.import_module(f"kgprofiles.store.{_HOME[name]}"), name)
+    raise AttributeError(f"module 'kgprofiles.store' has no attribute {name!r}")
 
 
 def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool = False) -> Store:
@@ -19,6 +41,10 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
     ``read_only`` is how readers open an on-disk store: its published generation, under a lease,
     never written (see ``store/generations.py``); it changes nothing for a remote or in-memory
     store. ``allow_fetch`` lets queries and updates use SERVICE and LOAD (refused by default)."""
+    from kgprofiles.config import MEMORY
+    from kgprofiles.store.oxigraph import OxigraphStore
+    from kgprofiles.store.remote import RemoteStore
+
     if settings.endpoint:
         from kgprofiles.store.credentials import credentials_from
 

@@ -45,7 +45,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
@@ -59,8 +59,7 @@ from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, soluti
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.store.remote import RemoteStore
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import PREFIXES, ids, use_base_iri
 
 DEFAULT_WORKERS = 2
 DEFAULT_QUEUE = 8
@@ -88,6 +87,9 @@ class QueryJob:
     named_graphs: tuple[str, ...] = ()
     max_rows: int | None = None
     media_types: tuple[tuple[str, str], ...] = ()
+    #: The project's base IRI where the job was made: a worker resolves ``person:`` and the other
+    #: project prefixes under it (workers start from a forkserver that never read the project).
+    project_base: str = field(default_factory=lambda: ids().base)
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ def memory_limit_hit(memory_mb: int | None, how: str) -> LimitHit:
 
 def execute(store: ox.Store, job: QueryJob) -> Answer:
     """The job's answer from ``store``; raises what pyoxigraph raises, or LimitHit (rows)."""
+    use_base_iri(job.project_base)
     options: dict[str, Any] = {"base_iri": job.base_iri, "prefixes": PREFIXES}
     if job.default_graphs or job.named_graphs:
         options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
@@ -259,6 +262,8 @@ def query_once(
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
     (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
     set; over an in-memory store in this thread."""
+    from kgprofiles.store.remote import RemoteStore  # (not loaded in query workers)
+
     if isinstance(store, RemoteStore):
         return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from kgprofiles.export import serialize_triples
+from kgprofiles.store import rdf_syntax
 from kgprofiles.store.oxigraph import as_bytes
 from kgprofiles.vocab import FORMATS_NS as FORMATS
 from kgprofiles.vocab import RDF_NS, RDFS_NS
@@ -70,9 +71,10 @@ def service_description(site: Site, endpoint: str, media_type: str) -> bytes:
             ox.Triple(named, _sd("name"), ox.NamedNode(graph)),
         ]
     if media_type == "application/rdf+xml":
-        return as_bytes(ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.RDF_XML))
+        return as_bytes(rdf_syntax.serialize(sorted(triples, key=str), format=rdf_syntax.RdfFormat.RDF_XML))
     fmt = RDF_FORMATS[media_type]
     if fmt == "ttl":
         prefixes = {"sd": SD, "formats": FORMATS, "rdfs": RDFS_NS}
-        return as_bytes(ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.TURTLE, prefixes=prefixes))
+        turtle = rdf_syntax.RdfFormat.TURTLE
+        return as_bytes(rdf_syntax.serialize(sorted(triples, key=str), format=turtle, prefixes=prefixes))
     return serialize_triples(triples, fmt)

@@ -17,7 +17,7 @@ from kgprofiles.errors import KgError
 from kgprofiles.export import MEDIA_TYPES, export_store
 from kgprofiles.profiles import NotFound, SearchHit
 from kgprofiles.render.html import page, person_jsonld
-from kgprofiles.vocab import ID
+from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
 
@@ -37,7 +37,7 @@ def html(body: str, status: int = 200, headers: dict[str, str] | None = None) ->
 
 def alternates(iri: str) -> list[tuple[str, str]]:
     """(media type, URL) of each data form of a resource, for <link rel="alternate">."""
-    path = "/id/" + iri[len(ID) :]
+    path = "/id/" + (ids().slug_of(iri) or "")
     return [(media, path + suffix) for suffix, media in SUFFIXES.items() if media != "text/html"]
 
 

@@ -15,7 +15,7 @@ from starlette.responses import PlainTextResponse, Response
 from kgprofiles.export import MEDIA_TYPES, export_profile, serialize_triples
 from kgprofiles.profiles import NotFound
 from kgprofiles.queries import get_query
-from kgprofiles.vocab import ID
+from kgprofiles.vocab import ids
 from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
 from kgprofiles.web.site import Site, site_of
@@ -31,7 +31,7 @@ def resource(request: Request) -> Response:
     slug, asked = split_suffix(name)
     if kind not in KINDS or not SLUG.fullmatch(slug):
         return pages.not_found(request)
-    iri = f"{ID}{kind}/{slug}"
+    iri = f"{ids().base}{kind}/{slug}"
     path = f"/id/{kind}/{slug}"
     headers = {"Link": ", ".join(f'<{href}>; rel="alternate"; type="{media}"' for media, href in pages.alternates(iri))}
     if asked is None:
