@@ -60,7 +60,6 @@ from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, soluti
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
 from kgprofiles.store.oxigraph import OxigraphStore
-from kgprofiles.store.remote import RemoteStore
 from kgprofiles.store.solutions import media_format, write_capped
 from kgprofiles.vocab import PREFIXES, ids, use_base_iri
 
@@ -281,6 +280,8 @@ def query_once(
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
     (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
     set; over an in-memory store in this thread."""
+    from kgprofiles.store.remote import RemoteStore  # (not loaded in query workers)
+
     if isinstance(store, RemoteStore):
         return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:
