@@ -200,7 +200,7 @@ def test_the_related_index_is_complete_past_the_cap(
         for link, value in (
             ("subject", ox.NamedNode(f"{EX}person/p{n % 40}")),
             ("date", ox.Literal("2020", datatype=ox.NamedNode(XSD + "gYear"))),
-            ("about", ox.NamedNode(f"{EX}topic/t{n % 7}")),
+            ("title", ox.Literal(f"Synthetic event {n % 7}")),
         )
     ]
     embedded = OxigraphStore("memory:")
@@ -221,7 +221,7 @@ def test_the_related_index_is_complete_past_the_cap(
         ]  # type: ignore[union-attr]
         assert rows[0] == rows[1] and len(rows[0]) > CAPPED_MAX_ROWS
         ranked = [RelatedIndex(s, queries) for s in (remote, embedded)]
-        assert ranked[0].people == ranked[1].people and len(ranked[0].people) == 11
+        assert ranked[0].people == ranked[1].people and len(ranked[0].people) >= 11  # the seed's, and subjects
         assert [ranked[0].related(p) for p in ranked[0].people] == [ranked[1].related(p) for p in ranked[1].people]
     finally:
         remote.drop_graph(G1)
