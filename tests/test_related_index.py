@@ -35,11 +35,15 @@ def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings
     return store
 
 
-def assert_same_as_queries(store: OxigraphStore, settings: Settings, weights: dict[str, float] | None = None) -> int:
+def assert_same_as_queries(
+    store: OxigraphStore, settings: Settings, weights: dict[str, float] | None = None, every: int = 1
+) -> int:
+    """Compare the index with the per-person queries for every ``every``-th person; how many
+    (person, limit) pairs were compared."""
     queries = load_queries(settings.queries_dir)
     index = RelatedIndex(store, queries, weights)
     compared = 0
-    for person in index.people:
+    for person in index.people[::every]:
         everyone = related_people(store, queries, person, weights)  # type: ignore[arg-type]
         for limit in LIMITS:  # related_people(..., limit) is everyone[:limit]
             assert index.related(person, limit) == everyone[:limit], (person, limit)
@@ -92,7 +96,8 @@ def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
 def test_the_index_follows_configured_weights(
     synthetic_store: OxigraphStore, settings: Settings, weights: dict[str, float]
 ) -> None:
-    assert assert_same_as_queries(synthetic_store, settings, weights) == 300 * len(LIMITS)
+    # a third of the people for each set of weights (all 300 under the default weights, above)
+    assert assert_same_as_queries(synthetic_store, settings, weights, every=3) == 100 * len(LIMITS)
 
 
 def test_a_person_with_no_links_has_no_related_people(seed_store: OxigraphStore, settings: Settings) -> None:
