@@ -88,7 +88,7 @@ same_as_links = st.lists(
 )
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(20))
 @given(triples=graphs(), links=same_as_links)
 def test_generated_graphs(
     triples: list[ox.Triple], links: list[tuple[ox.NamedNode, ox.NamedNode]], ontology: Graph

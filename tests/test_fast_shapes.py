@@ -115,7 +115,7 @@ def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, o
     assert reference.results  # the synthetic people have no Wikidata links: warnings to compare
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(20))
 @given(triples=graphs())
 def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
