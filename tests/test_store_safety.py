@@ -258,8 +258,8 @@ WRITER_PAIRS = ["build+build", "build+load", "load+load"]
 
 
 def test_two_writers_started_together_leave_one_of_the_outcomes(project: Settings) -> None:
-    """Races with random start offsets between two real processes (9 under the ci profile, three of
-    each pair; 90 nightly): both writes happen, one
+    """Races with random start offsets between two real processes (6 under the ci profile, two of
+    each pair; 60 nightly): both writes happen, one
     after the other, and the store holds exactly what running them in some order gives."""
     build(project)
     base = OxigraphStore(project.store, read_only=True)  # its lease keeps the base generation
@@ -267,7 +267,7 @@ def test_two_writers_started_together_leave_one_of_the_outcomes(project: Setting
     rng = random.Random(13)
     first, second = Driver(), Driver()
     try:
-        for iteration in range(examples(9)):
+        for iteration in range(examples(6)):
             pair = WRITER_PAIRS[iteration % len(WRITER_PAIRS)]
             _reset(project, Path(base.location))
             commands = [_command(project, kind, n) for n, kind in enumerate(pair.split("+"))]
@@ -327,7 +327,7 @@ def _sequential_outcomes(project: Settings) -> dict[str, list[list[str]]]:
 
 
 def test_readers_see_only_complete_generations_during_builds_and_loads(project: Settings, tmp_path: Path) -> None:
-    """A server and a CLI reader read in loops while builds and loads (5 of each in ci) alternate between two
+    """A server and a CLI reader read in loops while builds and loads (3 of each in ci) alternate between two
     states: no reader ever fails, and every answer is one of the two states, whole."""
     build(project)
     state_one = _read_state(project.store)
@@ -361,7 +361,7 @@ def test_readers_see_only_complete_generations_during_builds_and_loads(project: 
     try:
         for thread in threads:
             thread.start()
-        for _ in range(examples(5)):
+        for _ in range(examples(3)):
             assert writer.ask(*_command(project, "load", 0)).startswith("OK")
             assert writer.ask("build", str(ROOT), str(project.data_dir), project.store).startswith("OK")
     finally:
@@ -395,7 +395,7 @@ def _read_state(store: str) -> str:
 
 
 def test_a_load_killed_at_random_moments_leaves_the_old_or_the_new_store(project: Settings, tmp_path: Path) -> None:
-    """Loads SIGKILLed at random moments (12 in ci, 120 nightly) (some before they start, some after they finish): the
+    """Loads SIGKILLed at random moments (8 in ci, 80 nightly) (some before they start, some after they finish): the
     store opens every time and holds exactly the old or the new content."""
     build(project)
     old = dump(project.store)
@@ -411,7 +411,7 @@ def test_a_load_killed_at_random_moments_leaves_the_old_or_the_new_store(project
     build(project)
     base = OxigraphStore(project.store, read_only=True)  # its lease keeps the old generation
     next_driver = Driver()
-    for _ in range(examples(12)):
+    for _ in range(examples(8)):
         driver, next_driver = next_driver.wait_ready(), Driver()
         driver.send(*_command(project, "load", 0))
         time.sleep(rng.uniform(0, duration * 1.2))
