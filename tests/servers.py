@@ -52,6 +52,29 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def answers_ask(query_endpoint: str) -> bool:
+    """Whether a SPARQL endpoint answers ``ASK {}`` (a server is up and serving)."""
+    request = urllib.request.Request(
+        f"{query_endpoint}?query=ASK%7B%7D", headers={"Accept": "application/sparql-results+json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def terminate(process: subprocess.Popen[bytes] | None, *, grace_s: float) -> None:
+    """Stop a server process: SIGTERM, then SIGKILL after ``grace_s`` seconds."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
 class OxigraphServer:
     """One ``oxigraph serve`` process over a directory, on 127.0.0.1."""
 
@@ -96,14 +119,7 @@ class OxigraphServer:
         return self
 
     def _answers(self) -> bool:
-        request = urllib.request.Request(
-            f"{self.query_endpoint}?query=ASK%7B%7D", headers={"Accept": "application/sparql-results+json"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=1) as response:
-                return bool(response.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
+        return answers_ask(self.query_endpoint)
 
     @property
     def running(self) -> bool:
@@ -112,14 +128,7 @@ class OxigraphServer:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s); its data stays in ``location``."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        terminate(process, grace_s=10)
 
     def restart(self) -> OxigraphServer:
         """Stop and start again over the same directory and port."""
@@ -301,14 +310,7 @@ class VirtuosoServer:
         return output
 
     def _answers(self) -> bool:
-        request = urllib.request.Request(
-            f"{self.query_endpoint}?query=ASK%7B%7D", headers={"Accept": "application/sparql-results+json"}
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=1) as response:
-                return bool(response.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
+        return answers_ask(self.query_endpoint)
 
     @property
     def running(self) -> bool:
@@ -317,14 +319,7 @@ class VirtuosoServer:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 20 s)."""
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        terminate(process, grace_s=20)
 
     def clear(self) -> None:
         """Remove every graph but Virtuoso's own (``DROP ALL`` would remove those too)."""
