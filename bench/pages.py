@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import time
 from pathlib import Path
 
@@ -26,20 +25,14 @@ from kgprofiles.profiles import Views
 from kgprofiles.render.html import local_link, page, person_jsonld, person_network
 from kgprofiles.render.timeline_svg import timeline_svg
 from kgprofiles.store.oxigraph import OxigraphStore
+from views import summary as views_summary  # bench/views.py: the same timing and summary line
+from views import timed
 
 QUERIES = Path(__file__).resolve().parents[1] / "queries"
 
 
-def timed(call) -> float:
-    started = time.perf_counter()
-    call()
-    return (time.perf_counter() - started) * 1000
-
-
 def summary(name: str, ms: list[float]) -> str:
-    ms = sorted(ms)
-    p95 = ms[min(len(ms) - 1, int(len(ms) * 0.95))]
-    return f"{name:<40} n={len(ms):<5} median {statistics.median(ms):8.2f} ms   p95 {p95:8.2f} ms"
+    return views_summary(name, ms, width=40)
 
 
 def in_process(store: OxigraphStore, sample: list[ox.NamedNode]) -> None:

@@ -31,10 +31,11 @@ def timed(call) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def summary(name: str, ms: list[float]) -> str:
+def summary(name: str, ms: list[float], width: int = 28) -> str:
+    """One line: the name (padded to ``width``), the count, the median and the 95th percentile."""
     ms = sorted(ms)
     p95 = ms[min(len(ms) - 1, int(len(ms) * 0.95))]
-    return f"{name:<28} n={len(ms):<5} median {statistics.median(ms):8.2f} ms   p95 {p95:8.2f} ms"
+    return f"{name:<{width}} n={len(ms):<5} median {statistics.median(ms):8.2f} ms   p95 {p95:8.2f} ms"
 
 
 def main() -> None:
