@@ -262,7 +262,8 @@ class OxigraphStore:
                 text.sent,
                 prefixes=PREFIXES,
                 # pyoxigraph's union default graph overrides the query's FROM: only without one
-                use_default_graph_as_union=not names_dataset(text.sent),
+                # (read from the caller's text: its analysis is cached, and bindings add no FROM)
+                use_default_graph_as_union=not names_dataset(text.original),
             )
             return _result(raw)
         except SyntaxError as exc:

@@ -148,7 +148,7 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
     if job.default_graphs or job.named_graphs:
         options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
         options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
-    elif not names_dataset(job.sparql.sent):
+    elif not names_dataset(job.sparql.original):
         # the union default graph only when neither the request nor the query (FROM, FROM
         # NAMED) names a dataset: pyoxigraph's union option would override the query's FROM
         options["use_default_graph_as_union"] = True
