@@ -170,7 +170,8 @@ kgp:about a owl:TransitiveProperty .
 """
 
 
-@settings(max_examples=examples(8))
+# Few examples: once the fallback is taken, the answer is owlrl's own (two owlrl runs an example).
+@settings(max_examples=examples(3))
 @given(triples=graphs(max_statements=20))
 def test_an_ontology_it_cannot_compile_falls_back_to_owlrl(triples: list[ox.Triple], ontology: Graph) -> None:
     extended = Graph()
