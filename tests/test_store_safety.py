@@ -326,6 +326,11 @@ def _sequential_outcomes(project: Settings) -> dict[str, list[list[str]]]:
 # -- readers beside writers ---------------------------------------------------------------------
 
 
+#: The readers' pause between reads: dozens of reads a write, and the CPU left to the writer (and
+#: to the rest of the suite) instead of spinning.
+PACE = 0.02
+
+
 def test_readers_see_only_complete_generations_during_builds_and_loads(project: Settings, tmp_path: Path) -> None:
     """A server and a CLI reader read in loops while builds and loads (3 of each in ci) alternate between two
     states: no reader ever fails, and every answer is one of the two states, whole."""
@@ -349,11 +354,13 @@ def test_readers_see_only_complete_generations_during_builds_and_loads(project: 
                 seen["http"].append(answer.json()["results"]["bindings"][0]["names"]["value"])
             except Exception as exc:  # recorded, then asserted on below
                 seen["errors"].append(f"http: {exc!r}")
+            stop.wait(PACE)
 
     def cli_reader(driver: Driver) -> None:
         while not stop.is_set():
             answer = driver.ask("read", str(ROOT), project.store)
             (seen["cli"] if answer.startswith("OK") else seen["errors"]).append(answer)
+            stop.wait(PACE)
 
     reader = Driver()
     threads = [threading.Thread(target=http_reader), threading.Thread(target=cli_reader, args=(reader.wait_ready(),))]
