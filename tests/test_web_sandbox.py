@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from test_query_guard import Canary
 from test_web_serve_cli import free_port, kgprofiles
 
@@ -227,7 +228,7 @@ PARAMS = [
 
 
 @settings(
-    max_examples=200,
+    max_examples=examples(80),  # 800 under the nightly profile
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
