@@ -15,6 +15,8 @@ from kgprofiles.vocab import DEFAULT_BASE_IRI, use_base_iri
 
 pytest_plugins = ["servers"]  # the oxigraph_server fixture (tests/servers.py)
 ROOT = Path(__file__).resolve().parents[1]
+# The compiled rules the suite and the processes it starts share, in the checkout, not the home directory.
+os.environ.setdefault("KGPROFILES_CACHE_DIR", str(ROOT / ".kgprofiles" / "cache"))
 
 # Hypothesis profiles (README, "Property tests"). ``ci``: the same examples on every run
 # (derandomised), a modest number; the default when the CI environment variable is set. ``dev``:

@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rdflib import BNode, Graph, URIRef
+from rdflib.compare import to_canonical_graph
 from rdflib.namespace import RDF, SH
 from rdflib.term import Node
 
@@ -250,19 +251,31 @@ def validate_files(
     return report
 
 
-def _load_dir(directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None) -> Graph:
+def _load_dir(
+    directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None, stable_blank_nodes: bool = False
+) -> Graph:
     graph = Graph()
     files = search_path(directory).files("*")
     for path in collect_files(f for f in files if f.suffix in RDF_SUFFIXES):
+        part = Graph().parse(path)
         if check is not None:
-            part = Graph().parse(path)
             check(part, str(path))
-            graph += part
-            for prefix, namespace in part.namespaces():
-                graph.bind(prefix, namespace, override=False)
-        else:
-            graph.parse(path)
+        if stable_blank_nodes:
+            part = _relabelled(part)
+        graph += part
+        for prefix, namespace in part.namespaces():
+            graph.bind(prefix, namespace, override=False)
     return graph
+
+
+def _relabelled(part: Graph) -> Graph:
+    """``part`` with canonical blank node labels (RDF canonicalisation, rdflib's): the parser's
+    labels are random in each process, these depend on the graph alone."""
+    out = Graph()
+    for prefix, namespace in part.namespaces():
+        out.bind(prefix, namespace, override=False)
+    out += to_canonical_graph(part)
+    return out
 
 
 @lru_cache(maxsize=4)
@@ -275,5 +288,6 @@ def load_shapes(shapes_dir: Path | SearchPath) -> Graph:
 
 @lru_cache(maxsize=4)
 def load_ontology(ontology_dir: Path) -> Graph:
-    """The ontology graph from every file under ``ontology_dir``."""
-    return _load_dir(ontology_dir)
+    """The ontology graph from every file under ``ontology_dir``, its blank nodes labelled the same
+    in every process (the compiled rules are cached on disk by the ontology's content)."""
+    return _load_dir(ontology_dir, stable_blank_nodes=True)

@@ -30,6 +30,7 @@ from rdflib.namespace import OWL, RDF, RDFS
 from rdflib.term import Node
 
 from kgprofiles.budget import Budget
+from kgprofiles.fast import rules_cache
 from kgprofiles.infer import closure_in_process
 from kgprofiles.terms import triples_from_graph
 
@@ -223,11 +224,17 @@ _PLANS: dict[str, RulesPlan] = {}
 
 
 def compile_rules(ontology: Graph, budget: Budget | None = None) -> RulesPlan:
-    """The compiled ontology, cached by its content. The closure of the ontology alone (owlrl, in
-    this process) checks ``budget`` as it grows."""
+    """The compiled ontology, cached by its content in this process and on disk
+    (``rules_cache.py``). The closure of the ontology alone (owlrl, in this process) checks
+    ``budget`` as it grows."""
     key = hashlib.sha256("\n".join(sorted(f"{s.n3()} {p.n3()} {o.n3()}" for s, p, o in ontology)).encode()).hexdigest()
     if key not in _PLANS:
-        _PLANS[key] = _compile(ontology, budget)
+        path = rules_cache.plan_path(key)
+        plan = rules_cache.read_plan(path)
+        if plan is None:
+            plan = _compile(ontology, budget)
+            rules_cache.write_plan(path, plan)
+        _PLANS[key] = plan
     return _PLANS[key]
 
 
