@@ -27,9 +27,20 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "rules"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ontology(settings: Settings) -> Graph:
     return load_ontology(settings.ontology_dir)
+
+
+@pytest.fixture(scope="module")
+def compiled(ontology: Graph, tmp_path_factory: pytest.TempPathFactory) -> tuple[RulesPlan, str]:
+    """The project ontology's plan, compiled once (owlrl), and the file the cache wrote for it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KGPROFILES_CACHE_DIR", str(tmp_path_factory.mktemp("compiled")))
+        patch.setattr(rules, "_PLANS", {})
+        plan = compile_rules(ontology)
+        (written,) = (rules_cache.cache_dir() / "rules").glob("*.json")
+        return plan, written.read_text(encoding="utf-8")
 
 
 def as_data(plan: RulesPlan) -> dict[str, object]:
@@ -43,23 +54,30 @@ def as_data(plan: RulesPlan) -> dict[str, object]:
     return out
 
 
-def no_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
-    """From here on, a plan can only come from the cache (or the process's own memory)."""
-    monkeypatch.setattr(rules, "_PLANS", {})
+def counting_compiler(monkeypatch: pytest.MonkeyPatch, plan: RulesPlan) -> list[Graph]:
+    """From here on, compiling gives ``plan`` at once and is counted (no owlrl run)."""
+    calls: list[Graph] = []
 
-    def refuse(*_: object) -> RulesPlan:
-        raise AssertionError("compiled again: the cache was not used")
+    def compile_(ontology: Graph, budget: object) -> RulesPlan:
+        calls.append(ontology)
+        return plan
 
-    monkeypatch.setattr(rules, "_compile", refuse)
+    monkeypatch.setattr(rules, "_compile", compile_)
+    return calls
 
 
-def test_a_compiled_plan_is_read_back_whole(cache: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch) -> None:
-    compiled = compile_rules(ontology)
-    (written,) = cache.glob("*.json")
-    no_compiling(monkeypatch)
-    assert as_data(compile_rules(ontology)) == as_data(compiled)
-    assert json.loads(written.read_text(encoding="utf-8"))["format"] == 1
-    assert not list(cache.glob(".rules-*")), "no temporary file left behind"
+def test_a_compiled_plan_is_read_back_whole(
+    compiled: tuple[RulesPlan, str], cache: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan, text = compiled
+    path = rules_cache.plan_path(rules.ontology_key(ontology))
+    assert path.parent == cache
+    cache.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    calls = counting_compiler(monkeypatch, plan)
+    assert as_data(compile_rules(ontology)) == as_data(plan)
+    assert calls == [], "compiled again: the cache was not used"
+    assert json.loads(text)["format"] == 1
 
 
 def test_the_ontology_has_the_same_blank_nodes_in_every_process(settings: Settings) -> None:
@@ -76,43 +94,54 @@ def test_the_ontology_has_the_same_blank_nodes_in_every_process(settings: Settin
     assert "_:" in runs.pop(), "the ontology has blank nodes (lists, the property chain's inverse)"
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
-        pytest.param(lambda text: text[: len(text) // 2], id="truncated"),
-        pytest.param(lambda text: "", id="empty"),
-        pytest.param(lambda text: "[1, 2]", id="a list"),
-        pytest.param(
-            lambda text: text.replace('"ontology_new": "', '"ontology_new": "<not ntriples '), id="bad triples"
-        ),
-        pytest.param(lambda text: text.replace('"chains": [', '"chains": [7, '), id="a chain of the wrong shape"),
-        pytest.param(lambda text: text.replace('"format": 1', '"format": 99'), id="another format"),
-    ],
-)
+DAMAGES = [
+    pytest.param(lambda text: text[: len(text) // 2], id="truncated"),
+    pytest.param(lambda text: "", id="empty"),
+    pytest.param(lambda text: "[1, 2]", id="a list"),
+    pytest.param(lambda text: text.replace('"ontology_new": "', '"ontology_new": "<not ntriples '), id="bad triples"),
+    pytest.param(lambda text: text.replace('"chains": [', '"chains": [7, '), id="a chain of the wrong shape"),
+    pytest.param(lambda text: text.replace('"superclasses": {', '"superclasses": {"x": 3, '), id="a wrong relation"),
+    pytest.param(lambda text: text.replace('"format": 1', '"format": 99'), id="another format"),
+]
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_plan_is_not_read(damage: object, compiled: tuple[RulesPlan, str], tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(compiled[1], encoding="utf-8")
+    assert rules_cache.read_plan(path) is not None
+    path.write_text(damage(compiled[1]), encoding="utf-8")  # type: ignore[operator]
+    assert rules_cache.read_plan(path) is None
+
+
 def test_a_damaged_plan_is_compiled_again_and_rewritten(
-    damage: object, cache: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch
+    compiled: tuple[RulesPlan, str], cache: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    compiled = compile_rules(ontology)
-    (written,) = cache.glob("*.json")
-    written.write_text(damage(written.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
-    monkeypatch.setattr(rules, "_PLANS", {})
-    assert as_data(compile_rules(ontology)) == as_data(compiled)
-    assert rules_cache.read_plan(written) is not None, "the damaged file was written again"
+    plan, text = compiled
+    path = rules_cache.plan_path(rules.ontology_key(ontology))
+    cache.mkdir(parents=True)
+    path.write_text(text[:100], encoding="utf-8")
+    calls = counting_compiler(monkeypatch, plan)
+    assert compile_rules(ontology) is plan
+    assert len(calls) == 1
+    assert as_data(rules_cache.read_plan(path)) == as_data(plan)  # type: ignore[arg-type]
 
 
 def test_a_cache_that_cannot_be_written_only_costs_the_compilation(
-    tmp_path: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch
+    compiled: tuple[RulesPlan, str], tmp_path: Path, ontology: Graph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a directory", encoding="utf-8")
     monkeypatch.setenv("KGPROFILES_CACHE_DIR", str(blocked))
     monkeypatch.setattr(rules, "_PLANS", {})
-    assert compile_rules(ontology).unsupported == []
+    calls = counting_compiler(monkeypatch, compiled[0])
+    assert compile_rules(ontology) is compiled[0]
+    assert len(calls) == 1
     assert blocked.read_text(encoding="utf-8") == "not a directory"
 
 
 def test_an_edited_ontology_has_a_plan_of_its_own(cache: Path, ontology: Graph) -> None:
-    compile_rules(ontology)
+    """Compiled for real (owlrl): a subclass added to the ontology is in the plan."""
     edited = Graph()
     edited += ontology
     edited.parse(
@@ -125,7 +154,7 @@ def test_an_edited_ontology_has_a_plan_of_its_own(cache: Path, ontology: Graph) 
         "<https://w3id.org/kgprofiles/ontology#Person>"
         in plan.superclasses["<https://w3id.org/kgprofiles/ontology#Curator>"]
     )
-    assert len(list(cache.glob("*.json"))) == 2
+    assert len(list(cache.glob("*.json"))) == 1
 
 
 def test_the_default_place_is_the_users_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -223,11 +223,17 @@ class RulesPlan:
 _PLANS: dict[str, RulesPlan] = {}
 
 
+def ontology_key(ontology: Graph) -> str:
+    """A digest of the ontology's triples: the same for the same content, in any process
+    (``validate.load_ontology`` labels blank nodes canonically)."""
+    return hashlib.sha256("\n".join(sorted(f"{s.n3()} {p.n3()} {o.n3()}" for s, p, o in ontology)).encode()).hexdigest()
+
+
 def compile_rules(ontology: Graph, budget: Budget | None = None) -> RulesPlan:
     """The compiled ontology, cached by its content in this process and on disk
     (``rules_cache.py``). The closure of the ontology alone (owlrl, in this process) checks
     ``budget`` as it grows."""
-    key = hashlib.sha256("\n".join(sorted(f"{s.n3()} {p.n3()} {o.n3()}" for s, p, o in ontology)).encode()).hexdigest()
+    key = ontology_key(ontology)
     if key not in _PLANS:
         path = rules_cache.plan_path(key)
         plan = rules_cache.read_plan(path)
