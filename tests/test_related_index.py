@@ -96,8 +96,8 @@ def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
 def test_the_index_follows_configured_weights(
     synthetic_store: OxigraphStore, settings: Settings, weights: dict[str, float]
 ) -> None:
-    # a third of the people for each set of weights (all 300 under the default weights, above)
-    assert assert_same_as_queries(synthetic_store, settings, weights, every=3) == 100 * len(LIMITS)
+    # every sixth person for each set of weights (all 300 under the default weights, above)
+    assert assert_same_as_queries(synthetic_store, settings, weights, every=6) == 50 * len(LIMITS)
 
 
 def test_a_person_with_no_links_has_no_related_people(seed_store: OxigraphStore, settings: Settings) -> None:
