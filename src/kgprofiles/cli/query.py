@@ -184,7 +184,7 @@ def export(
         if person is None:
             data = export_store(target, output)
         else:
-            iri = ox.NamedNode(resolve_iri(person, str(ids().person)))
+            iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))
             data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()
