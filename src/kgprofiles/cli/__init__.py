@@ -40,7 +40,7 @@ class _OneCommandApp(typer.Typer):
     """
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        argv = kwargs.get("args")
+        argv = args[0] if args else kwargs.get("args")  # (Click's main: args, prog_name, …)
         return typer.Typer.__call__(self._only(sys.argv[1:] if argv is None else argv), *args, **kwargs)
 
     def _only(self, argv: Sequence[str]) -> typer.Typer:
