@@ -98,10 +98,20 @@ def test_version_imports_no_store_and_nothing_heavy() -> None:
     assert loaded(modules, HEAVY + STORE) == []
 
 
-def test_profile_imports_nothing_heavy(seed_store_dir: Path) -> None:
-    out, modules = run_imports("profile", "horace-he", "--store", str(seed_store_dir))
-    assert out.startswith("Horace He\n")
-    assert "kgprofiles.profiles" in modules
+@pytest.mark.parametrize(
+    ("command", "shows"),
+    [
+        (["profile", "horace-he"], "Horace He\n"),
+        (["people"], "Horace He"),
+        (["related", "horace-he"], "Greg Chanan"),
+        (["export", "--format", "nt"], "<https://w3id.org/kgprofiles/"),
+    ],
+    ids=["profile", "people", "related", "export"],
+)
+def test_reading_commands_import_nothing_heavy(command: list[str], shows: str, seed_store_dir: Path) -> None:
+    out, modules = run_imports(*command, "--store", str(seed_store_dir))
+    assert shows in out
+    assert "kgprofiles.store.oxigraph" in modules
     assert loaded(modules, HEAVY) == []
 
 
