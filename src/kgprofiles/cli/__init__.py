@@ -35,8 +35,10 @@ class _OneCommandApp(typer.Typer):
     """The Typer app, which, run as the program, turns into Click only the command it is asked for.
 
     Typer builds the Click command of every registered command before it reads the command line
-    (typing.get_type_hints for each parameter): most of ``kgprofiles --version``. The app stays one
-    definition; a run sees a copy holding just the command named (none for ``--version``).
+    (typing.get_type_hints for each parameter: 0.03–0.09 s for all of them, once most of
+    ``kgprofiles --version``). The app stays one definition; a run sees a copy holding just the
+    command named (none for ``--version``). Tests that invoke ``app`` through Typer's CliRunner
+    build every command, as before.
     """
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
