@@ -5,7 +5,9 @@ reaches a canary server."""
 
 from __future__ import annotations
 
+import re
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -15,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kgprofiles.errors import Forbidden, QueryError
-from kgprofiles.sparql_lexer import scan, tokens, unescape_java, unescape_spec
+from kgprofiles.sparql_lexer import one_of, scan, tokens, unescape_java, unescape_spec
 from kgprofiles.store.guard import check_query
 
 LOCAL = "https://w3id.org/kgprofiles/graph/file/people/horace-he.ttl"
@@ -168,6 +170,22 @@ def test_tokens_follow_the_grammars_terminals() -> None:
         ("brace", "}"),
     ]
     assert [t.text for t in scan(text)][-1] == "}"  # scan drops comments
+
+
+#: The grammar's name classes (§19.8), as the grammar writes them; the lexer writes each as its complement.
+PN_CHARS_BASE = (
+    r"A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D"
+    r"\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\U00010000-\U000EFFFF"
+)
+PN_CHARS = PN_CHARS_BASE + r"_\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
+
+
+@pytest.mark.parametrize("members", [PN_CHARS_BASE, PN_CHARS + ".:", r"_0-9\-"], ids=["base", "chars", "small"])
+def test_a_class_written_as_its_complement_holds_the_same_characters(members: str) -> None:
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    in_class = re.findall(f"[{members}]", every)
+    assert one_of(members).startswith("[^") and in_class
+    assert re.findall(one_of(members), every) == in_class
 
 
 def test_brace_depth_is_the_depth_before_the_token() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -211,6 +210,8 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
     table: dict[str, object] = {}
     config_path = root / CONFIG_FILE
     if config_path.exists():
+        import tomllib
+
         try:
             table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("kgprofiles", {})
         except tomllib.TOMLDecodeError as exc:

@@ -14,7 +14,7 @@ from kgprofiles.config import CONFIG_FILE, Settings
 from kgprofiles.errors import InputError
 from kgprofiles.link.importer import slugify
 from kgprofiles.link.turtle import comment, turtle_term
-from kgprofiles.vocab import KGP, XSD_NS, IdSpace, check_base_iri, ids
+from kgprofiles.vocab import KGP_NS, XSD_NS, IdSpace, check_base_iri, ids
 
 DATA_DIRS = ("people", "organizations", "topics", "sources")
 
@@ -22,7 +22,7 @@ DATA_DIRS = ("people", "organizations", "topics", "sources")
 def _prefixes(space: IdSpace) -> dict[str, str]:
     """The prefixes a draft declares: the ontology's and the project's kinds under its base IRI."""
     kinds = ("person", "organization", "topic", "source")
-    return {"kgp": str(KGP), **{kind: str(getattr(space, kind)) for kind in kinds}}
+    return {"kgp": KGP_NS, **{kind: space.namespace(kind) for kind in kinds}}
 
 
 EXAMPLE_PERSON = '''# EXAMPLE — written by `kgprofiles init` to show the shape of a profile. It is not a real person:
@@ -79,7 +79,7 @@ def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
         (directory / "data" / name).mkdir(parents=True, exist_ok=True)
     example = directory / "data" / "people" / "example-person.ttl"
     if not example.exists():
-        example_prefixes = {**_prefixes(space), "claim": str(space.claim), "xsd": XSD_NS}
+        example_prefixes = {**_prefixes(space), "claim": space.namespace("claim"), "xsd": XSD_NS}
         example.write_text(EXAMPLE_PERSON.format(prefixes="\n".join(_prefix_lines(example_prefixes))), encoding="utf-8")
         written.append(example)
     ignore = directory / ".gitignore"
@@ -140,7 +140,7 @@ def new_entity(
     if not name:
         raise InputError(f"{what} needs a name")
     slug = _checked_slug(slug or slugify(name))
-    iri = f"{getattr(space, kind)}{slug}"
+    iri = f"{space.namespace(kind)}{slug}"
     path = settings.data_dir / directory / f"{slug}.ttl"
     _refuse_existing(settings, path, iri)
     if kind == "person" and not source_url:
@@ -158,7 +158,7 @@ def new_entity(
         + (" ;" if source_url else " ."),
     ]
     if source_url:
-        source = ox.NamedNode(f"{space.source}{slug}-source")
+        source = ox.NamedNode(f"{space.namespace('source')}{slug}-source")
         lines.append(f"    kgp:source {turtle_term(source, prefixes)} .")
         lines += ["", *_source_lines(source, source_url, source_title, prefixes)]
     return Draft(path, iri, "\n".join(lines) + "\n")
@@ -169,7 +169,7 @@ def new_source(settings: Settings, url: str, *, title: str | None = None, slug: 
     node = _url(url)
     slug = _checked_slug(slug or slugify(title or node.value.split("://", 1)[-1]))
     prefixes = _prefixes(ids())
-    source = ox.NamedNode(f"{ids().source}{slug}")
+    source = ox.NamedNode(f"{ids().namespace('source')}{slug}")
     path = settings.data_dir / "sources" / f"{slug}.ttl"
     _refuse_existing(settings, path, source.value)
     lines = [

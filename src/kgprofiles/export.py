@@ -16,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
-from rdflib import Graph
 
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store import rdf_syntax
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import as_bytes
-from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import PREFIXES, IdSpace, ids
 
 FORMATS: dict[str, rdf_syntax.RdfFormat | None] = {
@@ -61,6 +59,10 @@ def _context_for(base: str) -> dict[str, Any]:
 
 def to_jsonld(triples: list[ox.Triple]) -> bytes:
     """Compacted JSON-LD with the project's @context; nodes sorted by @id, keys sorted."""
+    from rdflib import Graph  # (rdflib writes JSON-LD: imported for this format only)
+
+    from kgprofiles.terms import graph_from_triples
+
     graph = graph_from_triples(triples, Graph())
     text = graph.serialize(format="json-ld", context=jsonld_context(), auto_compact=True)
     doc = json.loads(text)

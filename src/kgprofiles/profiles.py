@@ -26,14 +26,18 @@ from kgprofiles.names import matches, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.vocab import KGP, RDF_NS, WD, ids
+from kgprofiles.vocab import KGP_NS, RDF_NS, WD_NS, ids
 
 if TYPE_CHECKING:
     from kgprofiles.related_index import RelatedIndex
 
 log = logging.getLogger(__name__)
-STATUS_NAMES = {str(KGP.Current): "current", str(KGP.Former): "former", str(KGP.NotConfirmedCurrent): "not confirmed"}
-_STATUS_ORDER = {str(KGP.Current): 0, str(KGP.Former): 1, str(KGP.NotConfirmedCurrent): 2}
+STATUS_NAMES = {
+    KGP_NS + "Current": "current",
+    KGP_NS + "Former": "former",
+    KGP_NS + "NotConfirmedCurrent": "not confirmed",
+}
+_STATUS_ORDER = {KGP_NS + "Current": 0, KGP_NS + "Former": 1, KGP_NS + "NotConfirmedCurrent": 2}
 
 
 class NotFound(InputError):
@@ -336,11 +340,11 @@ class Views:
         """A person from a slug, CURIE, IRI, exact name, Wikidata Q-id or unique part of a name."""
         text = text.strip()
         if re.fullmatch(r"Q[1-9]\d*", text):
-            rows = self.select("person-by-wikidata", wikidata=ox.NamedNode(str(WD) + text)).rows
+            rows = self.select("person-by-wikidata", wikidata=ox.NamedNode(WD_NS + text)).rows
             return self._one(rows, text)
         if ":" in text or re.fullmatch(r"[a-z0-9][a-z0-9._-]*", text):
             try:
-                iri = ox.NamedNode(resolve_iri(text, str(ids().person)))
+                iri = ox.NamedNode(resolve_iri(text, ids().namespace("person")))
             except InputError:
                 iri = None
             if iri is not None and self.select("person", person=iri).rows:
@@ -643,7 +647,7 @@ class Views:
     # -------------------------------------------------------------------- organisations, topics, people
 
     def organization(self, text: str) -> OrganizationView:
-        org = self.resolve(text, str(ids().organization))
+        org = self.resolve(text, ids().namespace("organization"))
         facts = self.select("org", org=org).rows
         if not facts:
             raise NotFound(f"no organisation {text!r}", "try `kgprofiles query search --param text=PART`")
@@ -678,7 +682,7 @@ class Views:
         )
 
     def topic(self, text: str) -> TopicView:
-        topic = self.resolve(text, str(ids().topic))
+        topic = self.resolve(text, ids().namespace("topic"))
         facts = self.select("topic", topic=topic).rows
         if not facts:
             raise NotFound(f"no topic {text!r}", "try `kgprofiles query search --param text=PART`")
@@ -700,9 +704,9 @@ class Views:
         other names too)."""
         values: dict[str, str | Term] = {}
         if topic:
-            values["topic"] = self.resolve(topic, str(ids().topic))
+            values["topic"] = self.resolve(topic, ids().namespace("topic"))
         if org:
-            values["org"] = self.resolve(org, str(ids().organization))
+            values["org"] = self.resolve(org, ids().namespace("organization"))
         rows = self.select("people", **values).rows
         if text:
             found = {hit.iri for hit in self.search(text) if hit.kind == "person"}
@@ -844,7 +848,7 @@ class PersonRow:
     headline: str | None
 
 
-_K = str(KGP)
+_K = KGP_NS
 _RDF_TYPE = RDF_NS + "type"
 
 

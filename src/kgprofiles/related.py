@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.vocab import KGP
+from kgprofiles.vocab import KGP_NS
 
 #: The one place the weights are set; ``[kgprofiles.related_weights]`` in kgprofiles.toml overrides.
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -70,7 +70,7 @@ class Related:
         return sum(c.count for c in self.components)
 
 
-KGP_NAME, KGP_FIRST_TOPIC, KGP_SOFTWARE = (str(KGP.name), str(KGP.firstTopic), str(KGP.Software))
+KGP_NAME, KGP_FIRST_TOPIC, KGP_SOFTWARE = (KGP_NS + "name", KGP_NS + "firstTopic", KGP_NS + "Software")
 #: The named queries behind each kind of link (``queries/related-*.rq``).
 QUERIES = (
     "related-orgs",
@@ -81,8 +81,8 @@ QUERIES = (
     "related-awards",
     "related-supervisions",
 )
-KGP_START, KGP_END, KGP_AS_OF, KGP_STATUS = str(KGP.start), str(KGP.end), str(KGP.asOf), str(KGP.status)
-_CURRENT_IRI = str(KGP.Current)
+KGP_START, KGP_END, KGP_AS_OF, KGP_STATUS = KGP_NS + "start", KGP_NS + "end", KGP_NS + "asOf", KGP_NS + "status"
+_CURRENT_IRI = KGP_NS + "Current"
 _TIME_ZONE = re.compile(r"(Z|[+-]\d\d:\d\d)$")
 #: A role's time span as two day strings (first, last), or None when the dates do not allow one.
 Span = tuple[str, str] | None
@@ -214,7 +214,7 @@ def related_people(
         links: dict[str, list[str]] = {}
         for pair in row["values"].value.split(" ") if "values" in row else ():
             key, _, value = pair.partition("=")
-            links.setdefault(str(KGP) + key, []).append(value)
+            links.setdefault(KGP_NS + key, []).append(value)
         spans[row["role"].value] = role_span(links, _CURRENT_IRI in links.get(KGP_STATUS, ()))
     for c, row in rows("related-orgs"):
         both_current = row["bothCurrent"].value == "true"
@@ -238,7 +238,7 @@ def related_people(
     return best_first([scored(iri, c, software, w) for iri, c in found.items()], limit)
 
 
-_ADVISOR = ox.NamedNode(str(KGP.advisor))
+_ADVISOR = ox.NamedNode(KGP_NS + "advisor")
 
 
 def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode, name: str) -> list[dict[str, Term]]:

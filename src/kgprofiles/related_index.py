@@ -43,9 +43,9 @@ from kgprofiles.related import (
     weights,
 )
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.vocab import KGP
+from kgprofiles.vocab import KGP_NS
 
-KGP_CURRENT = str(KGP.Current)
+KGP_CURRENT = KGP_NS + "Current"
 #: The named queries the index is read from.
 QUERIES = (
     "related-index-names",
@@ -58,11 +58,11 @@ QUERIES = (
     "related-index-awards",
     "related-index-supervisions",
 )
-KGP_HOLDER, KGP_ORGANIZATION, KGP_STATUS = str(KGP.holder), str(KGP.organization), str(KGP.status)
-KGP_CONTRIBUTOR, KGP_WORK = str(KGP.contributor), str(KGP.work)
-KGP_SUBJECT, KGP_DATE, KGP_TITLE = str(KGP.subject), str(KGP.date), str(KGP.title)
-KGP_PARTICIPANT, KGP_RECIPIENT, KGP_AWARD = str(KGP.participant), str(KGP.recipient), str(KGP.award)
-KGP_ADVISOR, KGP_STUDENT = str(KGP.advisor), str(KGP.student)
+KGP_HOLDER, KGP_ORGANIZATION, KGP_STATUS = KGP_NS + "holder", KGP_NS + "organization", KGP_NS + "status"
+KGP_CONTRIBUTOR, KGP_WORK = KGP_NS + "contributor", KGP_NS + "work"
+KGP_SUBJECT, KGP_DATE, KGP_TITLE = KGP_NS + "subject", KGP_NS + "date", KGP_NS + "title"
+KGP_PARTICIPANT, KGP_RECIPIENT, KGP_AWARD = KGP_NS + "participant", KGP_NS + "recipient", KGP_NS + "award"
+KGP_ADVISOR, KGP_STUDENT = KGP_NS + "advisor", KGP_NS + "student"
 
 _Ids = np.ndarray  # a sorted array of person numbers
 #: Candidates scored exactly at a time (at least the limit).
@@ -270,7 +270,7 @@ class RelatedIndex:
             if mine.current:  # both current: the current weight instead
                 add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n, 0)
         for topic, topic_links in self._topics.get(iri, {}).items():
-            if str(KGP.topic) in topic_links:
+            if KGP_NS + "topic" in topic_links:
                 n = len(self._names[topic])
                 add(self._topic_members.get(topic), w["topic"] * n, n)
         for work in self._works.get(iri, ()):
@@ -304,7 +304,7 @@ class RelatedIndex:
                 c.add_role_pair(self._names[org], my_current and their_current, overlap(my_span, their_span))
         my_topics, their_topics = self._topics.get(iri, {}), self._topics.get(other, {})
         for topic in my_topics.keys() & their_topics.keys():
-            if str(KGP.topic) in my_topics[topic]:
+            if KGP_NS + "topic" in my_topics[topic]:
                 for name in self._names[topic]:
                     c.add_topic(name, KGP_FIRST_TOPIC in their_topics[topic])
         for work in self._works.get(iri, set()) & self._works.get(other, set()):

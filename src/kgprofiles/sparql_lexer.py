@@ -29,6 +29,7 @@ Two places are ambiguous without the parser's context, and ``reading`` is conser
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -41,9 +42,40 @@ _PN_CHARS_BASE = (
 )
 _PN_CHARS_U = _PN_CHARS_BASE + "_"
 _PN_CHARS = _PN_CHARS_U + r"\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
+_VARNAME_CHARS = _PN_CHARS_U + r"0-9\u00B7\u0300-\u036F\u203F-\u2040"
+_CLASS_MEMBER = re.compile(
+    r"(\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\.|[^\\])(?:-(\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\.|[^\\]))?"
+)
+
+
+def _code_point(member: str) -> int:
+    return int(member[2:], 16) if member[:2] in ("\\u", "\\U") else ord(member[-1])
+
+
+def one_of(members: str) -> str:
+    """The character class ``[members]`` (characters, ``a-z`` ranges, ``\\u`` escapes, ``\\-``)
+    written as its complement ``[^…]``: the same characters, which ``re`` compiles several times
+    faster (it visits every code point below U+10000 of a class's ranges, and the name classes
+    of the grammar hold most of them: ~20 ms of every command that reads a query)."""
+    found = list(_CLASS_MEMBER.finditer(members))
+    assert "".join(m.group() for m in found) == members, members
+    spans = sorted((_code_point(m[1]), _code_point(m[2] or m[1])) for m in found)
+    gaps, start = [], 0
+    for low, high in spans:
+        if low > start:
+            gaps.append((start, low - 1))
+        start = max(start, high + 1)
+    if start <= sys.maxunicode:
+        gaps.append((start, sys.maxunicode))
+    return "[^" + "".join(f"\\U{a:08X}" + (f"-\\U{b:08X}" if b > a else "") for a, b in gaps) + "]"
+
+
 _PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
-_PN_PREFIX = rf"[{_PN_CHARS_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"
-_PN_LOCAL = rf"(?:[{_PN_CHARS_U}:0-9]|{_PLX})(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?"
+_PN_PREFIX = rf"{one_of(_PN_CHARS_BASE)}(?:{one_of(_PN_CHARS + '.')}*{one_of(_PN_CHARS)})?"
+_PN_LOCAL = (
+    rf"(?:{one_of(_PN_CHARS_U + ':0-9')}|{_PLX})"
+    rf"(?:(?:{one_of(_PN_CHARS + '.:')}|{_PLX})*(?:{one_of(_PN_CHARS + ':')}|{_PLX}))?"
+)
 _UCHAR = r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
 
 _TERMINALS = [
@@ -54,8 +86,8 @@ _TERMINALS = [
         r"'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]|\\.|\"(?!\"\"))*\"\"\""
         r"|'(?:[^'\\\n\r]|\\.)*'|\"(?:[^\"\\\n\r]|\\.)*\"",
     ),
-    ("var", rf"[?$][{_PN_CHARS_U}0-9][{_PN_CHARS_U}0-9\u00B7\u0300-\u036F\u203F-\u2040]*"),
-    ("bnode", rf"_:[{_PN_CHARS_U}0-9](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"),
+    ("var", rf"[?$]{one_of(_PN_CHARS_U + '0-9')}{one_of(_VARNAME_CHARS)}*"),
+    ("bnode", rf"_:{one_of(_PN_CHARS_U + '0-9')}(?:{one_of(_PN_CHARS + '.')}*{one_of(_PN_CHARS)})?"),
     ("name", rf"(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?"),
     ("number", r"[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.?[0-9]+[eE][+-]?[0-9]+|[0-9]*\.[0-9]+|[0-9]+"),
     ("keyword", r"[A-Za-z_][A-Za-z0-9_]*"),

@@ -1,26 +1,49 @@
-"""The one place namespaces and the project's fixed IRIs are declared."""
+"""The one place namespaces and the project's fixed IRIs are declared.
+
+The namespaces are plain strings (``KGP_NS``, ``XSD_NS``…), for code that builds Oxigraph terms;
+the same as rdflib ``Namespace`` objects (``KGP``, ``XSD``…), for code that builds rdflib graphs,
+are made on first use, so that a command which never touches rdflib does not import it.
+"""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, overload
 
-from rdflib import Namespace
-from rdflib.namespace import OWL, RDF, RDFS, SH, SKOS, XSD
+if TYPE_CHECKING:
+    from rdflib import Namespace
+    from rdflib.namespace import OWL as OWL
+    from rdflib.namespace import RDF as RDF
+    from rdflib.namespace import RDFS as RDFS
+    from rdflib.namespace import SH as SH
+    from rdflib.namespace import SKOS as SKOS
+    from rdflib.namespace import XSD as XSD
 
-KGP = Namespace("https://w3id.org/kgprofiles/ontology#")
-KGS = Namespace("https://w3id.org/kgprofiles/shapes#")
+    KGP: Namespace
+    KGS: Namespace
+    SCHEMA: Namespace
+    FOAF: Namespace
+    ORG: Namespace
+    PROV: Namespace
+    WD: Namespace
+
+KGP_NS = "https://w3id.org/kgprofiles/ontology#"
+KGS_NS = "https://w3id.org/kgprofiles/shapes#"
 #: Where the seed project (this repository) mints its IRIs; a project names its own base IRI.
 DEFAULT_BASE_IRI = "https://w3id.org/kgprofiles/id/"
 #: The kinds of thing a project mints IRIs for: ``<base><kind>/<slug>``.
 ID_KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile", "award", "place")
-SCHEMA = Namespace("http://schema.org/")
-FOAF = Namespace("http://xmlns.com/foaf/0.1/")
-ORG = Namespace("http://www.w3.org/ns/org#")
-PROV = Namespace("http://www.w3.org/ns/prov#")
-WD = Namespace("http://www.wikidata.org/entity/")
-
-#: The same namespaces as plain strings, for code that builds Oxigraph terms.
-RDF_NS, RDFS_NS, OWL_NS, XSD_NS, WD_NS = str(RDF), str(RDFS), str(OWL), str(XSD), str(WD)
+SCHEMA_NS = "http://schema.org/"
+FOAF_NS = "http://xmlns.com/foaf/0.1/"
+ORG_NS = "http://www.w3.org/ns/org#"
+PROV_NS = "http://www.w3.org/ns/prov#"
+WD_NS = "http://www.wikidata.org/entity/"
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_NS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL_NS = "http://www.w3.org/2002/07/owl#"
+XSD_NS = "http://www.w3.org/2001/XMLSchema#"
+SKOS_NS = "http://www.w3.org/2004/02/skos/core#"
+SH_NS = "http://www.w3.org/ns/shacl#"
 #: The SPARQL service description vocabulary and the W3C format IRIs (the endpoint describes itself).
 SD_NS = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS_NS = "http://www.w3.org/ns/formats/"
@@ -31,6 +54,31 @@ WD_STATEMENT_NS = "http://www.wikidata.org/entity/statement/"
 PROJECT_URL = "https://w3id.org/kgprofiles"
 GENID = PROJECT_URL + "/.well-known/genid/"
 
+#: The rdflib namespaces, by name: rdflib's own (``RDF``…) and the others' made from the strings.
+_OWN = {"KGP": KGP_NS, "KGS": KGS_NS, "SCHEMA": SCHEMA_NS, "FOAF": FOAF_NS, "ORG": ORG_NS, "PROV": PROV_NS, "WD": WD_NS}
+_RDFLIBS = ("OWL", "RDF", "RDFS", "SH", "SKOS", "XSD")
+
+
+def __getattr__(name: str) -> Any:
+    """``KGP``, ``XSD``… as rdflib namespaces, imported (and kept) on first use."""
+    if name in _OWN:
+        from rdflib import Namespace
+
+        value: Any = Namespace(_OWN[name])
+    elif name in _RDFLIBS:
+        from rdflib import namespace
+
+        value = getattr(namespace, name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_OWN, *_RDFLIBS})
+
+
 GRAPH = "https://w3id.org/kgprofiles/graph/"
 FILE_GRAPH_PREFIX = GRAPH + "file/"
 ONTOLOGY_GRAPH = GRAPH + "ontology"
@@ -38,32 +86,61 @@ INFERRED_GRAPH = GRAPH + "inferred"
 WIKIDATA_LINKS_GRAPH = GRAPH + "wikidata-links"
 
 
+class _KindNamespace:
+    """An ``IdSpace`` attribute: the rdflib namespace of one kind (``space.person``), made on use."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.kind = name
+
+    @overload
+    def __get__(self, space: None, owner: type) -> _KindNamespace: ...
+    @overload
+    def __get__(self, space: IdSpace, owner: type | None = None) -> Namespace: ...
+    def __get__(self, space: IdSpace | None, owner: type | None = None) -> Namespace | _KindNamespace:
+        if space is None:
+            return self
+        from rdflib import Namespace
+
+        return Namespace(space.namespace(self.kind))
+
 
 class IdSpace:
     """Where a project mints IRIs: ``<base><kind>/<slug>`` for each kind in ``ID_KINDS``.
 
+    ``namespace(kind)`` is a kind's namespace as a string; ``space.person``, ``space.topic``… the
+    same as rdflib namespaces.
+
     >>> ids = IdSpace("https://example.org/who/")
-    >>> ids.person + "ada-lovelace"
+    >>> ids.namespace("person") + "ada-lovelace"
     'https://example.org/who/person/ada-lovelace'
+    >>> ids.person["ada-lovelace"]
+    rdflib.term.URIRef('https://example.org/who/person/ada-lovelace')
     >>> ids.slug_of("https://example.org/who/topic/compilers")
     'topic/compilers'
     """
 
+    person = _KindNamespace()
+    organization = _KindNamespace()
+    topic = _KindNamespace()
+    work = _KindNamespace()
+    source = _KindNamespace()
+    claim = _KindNamespace()
+    profile = _KindNamespace()
+    award = _KindNamespace()
+    place = _KindNamespace()
+
     def __init__(self, base: str) -> None:
         self.base = base
-        self.person = Namespace(base + "person/")
-        self.organization = Namespace(base + "organization/")
-        self.topic = Namespace(base + "topic/")
-        self.work = Namespace(base + "work/")
-        self.source = Namespace(base + "source/")
-        self.claim = Namespace(base + "claim/")
-        self.profile = Namespace(base + "profile/")
-        self.award = Namespace(base + "award/")
-        self.place = Namespace(base + "place/")
+
+    def namespace(self, kind: str) -> str:
+        """``<base><kind>/``: where IRIs of ``kind`` (one of ``ID_KINDS``) are minted."""
+        if kind not in ID_KINDS:
+            raise ValueError(f"{kind!r} is not one of {', '.join(ID_KINDS)}")
+        return f"{self.base}{kind}/"
 
     def namespaces(self) -> dict[str, str]:
         """``{"person": "<base>person/", ...}`` in ``ID_KINDS`` order."""
-        return {kind: str(getattr(self, kind)) for kind in ID_KINDS}
+        return {kind: self.namespace(kind) for kind in ID_KINDS}
 
     def slug_of(self, iri: str) -> str | None:
         """``person/horace-he`` for an IRI under the base (the path of its page), else None."""
@@ -81,19 +158,19 @@ def ids() -> IdSpace:
 #: Prefixes predeclared for every query and used by every serialisation, in this order. The
 #: project's kinds (``person:``, ...) follow its base IRI (updated in place by ``use_base_iri``).
 PREFIXES: dict[str, str] = {
-    "kgp": str(KGP),
+    "kgp": KGP_NS,
     **_ids.namespaces(),
-    "rdf": str(RDF),
-    "rdfs": str(RDFS),
-    "owl": str(OWL),
-    "xsd": str(XSD),
-    "skos": str(SKOS),
-    "sh": str(SH),
-    "schema": str(SCHEMA),
-    "foaf": str(FOAF),
-    "org": str(ORG),
-    "prov": str(PROV),
-    "wd": str(WD),
+    "rdf": RDF_NS,
+    "rdfs": RDFS_NS,
+    "owl": OWL_NS,
+    "xsd": XSD_NS,
+    "skos": SKOS_NS,
+    "sh": SH_NS,
+    "schema": SCHEMA_NS,
+    "foaf": FOAF_NS,
+    "org": ORG_NS,
+    "prov": PROV_NS,
+    "wd": WD_NS,
 }
 
 #: What may follow a prefix in a CURIE the project prints (a Turtle local name without escapes).
@@ -119,7 +196,7 @@ def curie(iri: str, prefixes: dict[str, str] = PREFIXES) -> str | None:
 SLUG_NAMESPACES = {kind: PREFIXES[kind] for kind in ("person", "organization", "topic")}
 
 #: Namespaces a project's base IRI may not fall in: ours (the ontology, shapes, graphs).
-_RESERVED = (str(KGP), str(KGS), GRAPH, GENID)
+_RESERVED = (KGP_NS, KGS_NS, GRAPH, GENID)
 
 
 def check_base_iri(base: str) -> str:

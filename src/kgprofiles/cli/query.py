@@ -12,7 +12,6 @@ import typer
 
 from kgprofiles.cli.options import EndpointOption, ServerKindOption, StoreOption, open_reader, store_settings
 from kgprofiles.errors import InputError
-from kgprofiles.store import rdf_syntax
 
 RESULT_FORMATS = ("table", "csv", "tsv", "json", "xml")
 GRAPH_FORMATS = ("ttl", "nt", "jsonld")
@@ -91,8 +90,8 @@ def query(
 
 
 def _print_result(result: object, output: str | None) -> None:
-
     from kgprofiles.export import serialize_triples
+    from kgprofiles.store import rdf_syntax
     from kgprofiles.store.base import SelectResult
     from kgprofiles.store.oxigraph import as_bytes
 
@@ -184,7 +183,7 @@ def export(
         if person is None:
             data = export_store(target, output)
         else:
-            iri = ox.NamedNode(resolve_iri(person, str(ids().person)))
+            iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))
             data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()

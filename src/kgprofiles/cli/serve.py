@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from kgprofiles.config import MEMORY
 from kgprofiles.errors import InputError
 
 if TYPE_CHECKING:
+    import socket
+
     from kgprofiles.config import Settings
 
 LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-token is given"
@@ -26,6 +27,8 @@ LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-tok
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or a clear error when it cannot be had."""
+    import socket
+
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         sock = socket.socket(family, kind, proto)
@@ -100,6 +103,8 @@ def serve(
     N-Triples, N-Quads, RDF/XML by content negotiation), full-text search, the SPARQL 1.1
     endpoint and query editor at /sparql, whole-graph downloads and a JSON API. Read-only and
     on 127.0.0.1 unless told otherwise."""
+    import socket
+
     import uvicorn
 
     from kgprofiles.store import open_store

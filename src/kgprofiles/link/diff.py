@@ -22,7 +22,7 @@ from kgprofiles.link.local import LocalClaim, LocalData, LocalEntity, curie, qid
 from kgprofiles.link.names import same_name
 from kgprofiles.link.wikidata import IDENTIFIER_PROPS, Item, Statement, Wikidata
 from kgprofiles.link.wikidata_dates import Date
-from kgprofiles.vocab import KGP
+from kgprofiles.vocab import KGP_NS
 
 AGREES, DIFFERS, ONLY_OURS, ONLY_WIKIDATA = "agrees", "differs", "only ours", "only Wikidata"
 OUTCOMES = (AGREES, DIFFERS, ONLY_OURS, ONLY_WIKIDATA)
@@ -163,7 +163,7 @@ def _dates(section: str, where: str, pairs: list[tuple[str, ox.Literal | None, D
 
 
 def _status(role: LocalClaim, statement: Statement, where: str) -> list[Finding]:
-    if statement.end and role.status == str(KGP.Current):
+    if statement.end and role.status == KGP_NS + "Current":
         return [Finding("roles", DIFFERS, f"status {where}: ours current, Wikidata ended {statement.end.text()}")]
     return []
 

@@ -154,7 +154,7 @@ class _Importer:
 
     def reference_source(self, reference: Reference) -> ox.NamedNode:
         key = _reference_key(reference)
-        source = ox.NamedNode(f"{ids().source}wikidata-ref-{key}")
+        source = ox.NamedNode(f"{ids().namespace('source')}wikidata-ref-{key}")
         if key in self.references:
             return self.cite(source)
         self.references.append(key)
@@ -195,15 +195,15 @@ class _Importer:
             return ox.NamedNode(existing.iri)
         if qid in self.drafted:
             return self.drafted[qid]
-        namespace, cls, name_property = {
-            "organization": (ids().organization, "Organization", "name"),
-            "work": (ids().work, "Work", "title"),
-            "topic": (ids().topic, "Topic", "name"),
-            "award": (ids().award, "Award", "name"),
-            "place": (ids().place, "Place", "name"),
-            "person": (ids().person, "Person", "name"),
+        cls, name_property = {
+            "organization": ("Organization", "name"),
+            "work": ("Work", "title"),
+            "topic": ("Topic", "name"),
+            "award": ("Award", "name"),
+            "place": ("Place", "name"),
+            "person": ("Person", "name"),
         }[kind]
-        node = ox.NamedNode(f"{namespace}wikidata-{qid.lower()}")
+        node = ox.NamedNode(f"{ids().namespace(kind)}wikidata-{qid.lower()}")
         block = _Block(node, kgp(cls))
         if label:
             block.add(kgp(name_property), ox.Literal(label))
@@ -248,10 +248,10 @@ class _Importer:
             )
         name = item.label or self.qid
         slug = slug or slugify(name) or f"wikidata-{self.qid.lower()}"
-        if self.local.ask("iri-in-use", resource=ox.NamedNode(str(ids().person) + slug)):
+        if self.local.ask("iri-in-use", resource=ox.NamedNode(ids().namespace("person") + slug)):
             slug = f"{slug}-{self.qid.lower()}"
-        person = ox.NamedNode(f"{ids().person}{slug}")
-        self.item_source = ox.NamedNode(f"{ids().source}wikidata-{self.qid.lower()}")
+        person = ox.NamedNode(f"{ids().namespace('person')}{slug}")
+        self.item_source = ox.NamedNode(f"{ids().namespace('source')}wikidata-{self.qid.lower()}")
         self.cite(self.item_source)
         statements = self.wikidata.statements([self.qid]).get(self.qid, [])
         references = self.wikidata.references([s.iri for s in statements])
@@ -281,11 +281,11 @@ class _Importer:
         item_block.add(kgp("url"), ox.NamedNode(f"https://www.wikidata.org/wiki/{self.qid}"))
         item_block.add(kgp("retrieved"), Date(self.today.isoformat(), "day").literal())
 
-        profile = _Block(ox.NamedNode(f"{ids().profile}{slug}"), kgp("Profile"))
+        profile = _Block(ox.NamedNode(f"{ids().namespace('profile')}{slug}"), kgp("Profile"))
         profile.add(kgp("profileOf"), person)
         citations = []
         for number, source in enumerate(self.sources, 1):
-            citation = _Block(ox.NamedNode(f"{ids().profile}{slug}-fn-{number}"), kgp("Citation"))
+            citation = _Block(ox.NamedNode(f"{ids().namespace('profile')}{slug}-fn-{number}"), kgp("Citation"))
             citation.add(kgp("number"), ox.Literal(number))
             citation.add(kgp("cites"), source)
             citations.append(citation)
@@ -318,7 +318,7 @@ class _Importer:
             key = f"{'employer' if statement.prop == 'P108' else 'position'}-{statement.value.lower()}"
             used[key] += 1
             suffix = f"-{used[key]}" if used[key] > 1 else ""
-            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-{key}{suffix}"), kgp("Role"))
+            block = _Block(ox.NamedNode(f"{ids().namespace('claim')}{slug}-{key}{suffix}"), kgp("Role"))
             block.note(f"{statement.prop} {statement.value_text} ({statement.iri})")
             block.add(kgp("holder"), person)
             if statement.prop == "P108":
@@ -354,7 +354,7 @@ class _Importer:
         def claim(key: str, cls: str, found: list[Statement]) -> _Block:
             used[key] += 1
             suffix = f"-{used[key]}" if used[key] > 1 else ""
-            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-{key}{suffix}"), kgp(cls))
+            block = _Block(ox.NamedNode(f"{ids().namespace('claim')}{slug}-{key}{suffix}"), kgp(cls))
             what = (f"{s.prop} {s.value_text or (s.time.text() if s.time else '')} ({s.iri})" for s in found)
             block.note("; ".join(what))
             blocks.append(block)
@@ -424,7 +424,7 @@ class _Importer:
         for qid, found in by_work.items():
             first = found[0]
             work = self.target("work", qid, first.value_label, next((s.date for s in found if s.date), None))
-            block = _Block(ox.NamedNode(f"{ids().claim}{slug}-work-{qid.lower()}"), kgp("Contribution"))
+            block = _Block(ox.NamedNode(f"{ids().namespace('claim')}{slug}-work-{qid.lower()}"), kgp("Contribution"))
             block.note("; ".join(f"{s.prop} {s.value_text} ({s.iri})" for s in found))
             block.add(kgp("contributor"), person)
             block.add(kgp("work"), work)

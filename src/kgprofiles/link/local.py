@@ -178,7 +178,7 @@ class LocalData:
         from kgprofiles.profiles import Views
 
         text = text.strip()
-        organizations = str(ids().organization)
+        organizations = ids().namespace("organization")
         if text.startswith("organization:") or text.startswith(organizations):
             return resolve_iri(text, organizations)
         views = Views(self.store, self.settings.queries_dir)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgprofiles.profiles import Profile
 from kgprofiles.related import Related
-from kgprofiles.search import Results
+
+if TYPE_CHECKING:
+    from kgprofiles.search import Results
 
 SCHEMA_VERSION = 1
 _OPTIONAL_SECTIONS = ("life", "awards", "education", "supervisions", "identifiers", "workplaces_as_of")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kgprofiles.profiles import OrganizationView, PersonRow, Profile, TopicView
 from kgprofiles.related import Related
 from kgprofiles.render import (
@@ -16,7 +18,9 @@ from kgprofiles.render import (
     superscript,
     supervision_label,
 )
-from kgprofiles.search import Results
+
+if TYPE_CHECKING:
+    from kgprofiles.search import Results
 
 
 def profile(p: Profile) -> str:

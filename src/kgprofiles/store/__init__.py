@@ -42,11 +42,9 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
     never written (see ``store/generations.py``); it changes nothing for a remote or in-memory
     store. ``allow_fetch`` lets queries and updates use SERVICE and LOAD (refused by default)."""
     from kgprofiles.config import MEMORY
-    from kgprofiles.store.oxigraph import OxigraphStore
-    from kgprofiles.store.remote import RemoteStore
-
     if settings.endpoint:
         from kgprofiles.store.credentials import credentials_from
+        from kgprofiles.store.remote import RemoteStore
 
         return RemoteStore(
             settings.endpoint,
@@ -59,4 +57,6 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             credentials=credentials_from(settings.credentials_file),
             max_rows=settings.server_max_rows,
         )
+    from kgprofiles.store.oxigraph import OxigraphStore
+
     return OxigraphStore(settings.store, read_only=read_only and settings.store != MEMORY, allow_fetch=allow_fetch)

@@ -32,7 +32,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -218,6 +217,8 @@ def new_generation(store_path: Path) -> Path:
     base.mkdir(parents=True, exist_ok=True)
     for stale in base.glob(f"*{BUILDING}"):
         shutil.rmtree(stale, ignore_errors=True)
+    import secrets  # (on first use: it is slow to import, and readers never need it)
+
     name = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{secrets.token_hex(4)}{BUILDING}"
     path = base / name
     path.mkdir()

@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import secrets
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -340,6 +339,8 @@ class OxigraphStore:
         dropped = check_replacement(graphs, drop)
         if patch is not None and (has_blank_nodes(patch[1]) or has_blank_nodes(patch[2])):
             raise StoreError("a graph patch cannot hold blank nodes", "replace the whole graph instead")
+        import secrets  # (on first use: it is slow to import, and readers never need it)
+
         with self._lock:
             store = self._writable()
             token = secrets.token_hex(8)

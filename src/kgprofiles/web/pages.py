@@ -162,7 +162,8 @@ def why(request: Request) -> Response:
 def why_page(site: HasViews, slug: str, other: str, base: str = "") -> str:
     """The "Why?" page of two people (by slug), its links under ``base`` (the server's, or a
     static site's relative one)."""
-    found = evidence.why(site.views, ox.NamedNode(f"{ids().person}{slug}"), ox.NamedNode(f"{ids().person}{other}"))
+    people = ids().namespace("person")
+    found = evidence.why(site.views, ox.NamedNode(people + slug), ox.NamedNode(people + other))
     return page("why.html", base, w=found)
 
 
