@@ -19,7 +19,6 @@ import pickle
 import signal
 import subprocess
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any, TypeVar
 
 from kgprofiles.budget import Budget
 from kgprofiles.errors import KgError
+from kgprofiles.scratch import scratch_dir
 
 T = TypeVar("T")
 
@@ -68,7 +68,7 @@ class Killable:
         self.budget = budget
         self.doing = doing
         budget.check_time(doing)
-        self._scratch = tempfile.TemporaryDirectory(prefix="kgprofiles-engine-")
+        self._scratch = scratch_dir("engine")
         self.directory = Path(self._scratch.name)
         try:
             with open(self.directory / _JOB, "wb") as handle:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import LiteralScan
 from kgprofiles.fast.rules import compile_rules
 from kgprofiles.infer import closure
+from kgprofiles.scratch import scratch_dir
 from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 
@@ -71,7 +71,7 @@ def infer_triples(
     ``budget``, the passes check it as they go and owlrl (the fallback) runs in a child process
     killed at its deadline: BudgetExceeded."""
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
+    with scratch_dir("fast") as tmp:
         path = os.path.join(tmp, "inferred.nt")
         unsupported, errors = _run_to_file(data, ontology, scan, path, budget)
         if unsupported:
@@ -103,7 +103,7 @@ def infer_into(
     target = ox.NamedNode(graph)
     ox_store.clear_graph(target) if ox_store.contains_named_graph(target) else None
     seconds: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="kgprofiles-fast-") as tmp:
+    with scratch_dir("fast") as tmp:
         path = os.path.join(tmp, "inferred.nt")
         unsupported, errors = _run_to_file(data, ontology, scan, path, budget)
         seconds["passes"] = time.perf_counter() - started

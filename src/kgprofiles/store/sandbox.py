@@ -56,6 +56,7 @@ import pyoxigraph as ox
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
 from kgprofiles.result_formats import content_type, serialize
+from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
@@ -243,7 +244,7 @@ class WorkerCopy:
             try:
                 self._base = Path(tempfile.mkdtemp(prefix=f".{Path(store.location).name}.snapshots-", dir=parent))
             except OSError:
-                self._base = Path(tempfile.mkdtemp(prefix="kgprofiles-snapshots-"))
+                self._base = make_scratch_dir("snapshots")
             self.refresh()
 
     @property

@@ -17,12 +17,12 @@ everything (``GenerationWriter`` removes the unfinished generation; the scratch 
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.store import generations
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -63,7 +63,7 @@ class ReplacementStaging:
 
     def __init__(self, target: Store, location: str) -> None:
         self._target = target
-        self.scratch = Path(tempfile.mkdtemp(prefix="kgprofiles-build-"))
+        self.scratch = make_scratch_dir("build")
         self.work = OxigraphStore(self.scratch / "work")
         self.location = location
 
