@@ -251,31 +251,17 @@ def validate_files(
     return report
 
 
-def _load_dir(
-    directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None, stable_blank_nodes: bool = False
-) -> Graph:
+def _load_dir(directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None) -> Graph:
     graph = Graph()
     files = search_path(directory).files("*")
     for path in collect_files(f for f in files if f.suffix in RDF_SUFFIXES):
         part = Graph().parse(path)
         if check is not None:
             check(part, str(path))
-        if stable_blank_nodes:
-            part = _relabelled(part)
         graph += part
         for prefix, namespace in part.namespaces():
             graph.bind(prefix, namespace, override=False)
     return graph
-
-
-def _relabelled(part: Graph) -> Graph:
-    """``part`` with canonical blank node labels (RDF canonicalisation, rdflib's): the parser's
-    labels are random in each process, these depend on the graph alone."""
-    out = Graph()
-    for prefix, namespace in part.namespaces():
-        out.bind(prefix, namespace, override=False)
-    out += to_canonical_graph(part)
-    return out
 
 
 @lru_cache(maxsize=4)
@@ -290,4 +276,11 @@ def load_shapes(shapes_dir: Path | SearchPath) -> Graph:
 def load_ontology(ontology_dir: Path) -> Graph:
     """The ontology graph from every file under ``ontology_dir``, its blank nodes labelled the same
     in every process (the compiled rules are cached on disk by the ontology's content)."""
-    return _load_dir(ontology_dir, stable_blank_nodes=True)
+    parsed = _load_dir(ontology_dir)
+    # canonical blank node labels (rdflib's RDF canonicalisation) over the whole graph, so that two
+    # files' blank nodes stay apart: the parser's labels are random in each process
+    graph = Graph()
+    for prefix, namespace in parsed.namespaces():
+        graph.bind(prefix, namespace, override=False)
+    graph += to_canonical_graph(parsed)
+    return graph
