@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from functools import cache
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -69,15 +70,10 @@ def built_store(files: list[SourceFile], ontology: Graph) -> ox.Store:
     return store_of(files, triples_from_graph(answer.triples), ontology)
 
 
-_CLOSURES: dict[tuple[tuple[ox.Triple, ...], int], Inference] = {}
-
-
+@cache
 def reference_closure(triples: tuple[ox.Triple, ...], ontology: Graph) -> Inference:
     """owlrl's closure, once per input: the seed tests all start from the seed data's build."""
-    key = (triples, id(ontology))
-    if key not in _CLOSURES:
-        _CLOSURES[key] = closure(graph_from_triples(triples), ontology)
-    return _CLOSURES[key]
+    return closure(graph_from_triples(triples), ontology)
 
 
 def after_load(files: list[SourceFile], changed: list[SourceFile]) -> list[SourceFile]:

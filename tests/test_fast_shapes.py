@@ -15,7 +15,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
-from functools import cache
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -71,9 +70,6 @@ def test_every_project_shape_compiles(shapes: Graph) -> None:
     assert len(plan.shapes) >= 19
 
 
-ontology_of = cache(load_ontology)
-
-
 def check_fast_path(files: list[SourceFile], reference: ValidationReport, settings: Settings) -> None:
     """The fast path (what ``build`` runs) gives exactly pyshacl's ``reference`` for ``files``:
     every result with its message, file and line, and says nothing unless a literal forces it."""
@@ -81,7 +77,7 @@ def check_fast_path(files: list[SourceFile], reference: ValidationReport, settin
     fast = validate_triples(
         triples,
         load_shapes(settings.shapes_dir),
-        ontology_of(settings.ontology_dir),
+        load_ontology(settings.ontology_dir),  # cached by validate
         locate=locate_subjects(files),
         files=[f.display for f in files],
     )
