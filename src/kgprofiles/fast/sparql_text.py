@@ -7,6 +7,15 @@ rows; for a query made of basic graph patterns, FILTER, BIND, OPTIONAL, UNION an
 is the same as joining on ``?this`` at the top of the group and projecting distinct rows. Queries
 with sub-SELECTs, aggregation, solution modifiers, MINUS, VALUES, SERVICE or other pre-bound
 variables are not rewritten (``Unsupported``): their meaning per focus node differs.
+
+A ``FILTER NOT EXISTS { P }`` at the top of the group, where P is a basic graph pattern, becomes
+``MINUS { P }`` at the end of the group when one of P's variables is bound in every solution of
+the group (``$this``, or a variable of the group's own top-level triple patterns). The two differ
+only for a solution that shares no variable with P (MINUS keeps it, NOT EXISTS drops it when P
+matches anything), and there is none then. The engine answers MINUS with one hash anti-join
+instead of evaluating P once per row: the profile's missing-source constraint takes 5 s instead
+of more than 10 minutes at 100,000 people. SHACL forbids MINUS in the shapes themselves; this is
+only how the fast path runs them.
 """
 
 from __future__ import annotations
@@ -66,10 +75,9 @@ def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     opening = next((t for t in lexed if t.kind == "brace" and t.text == "{" and t.start > words[where_at].start), None)
     if opening is None or opening.depth != 0:
         raise Unsupported("an sh:sparql query whose WHERE group cannot be found")
-    body_start = opening.end
     closing = next(t for t in lexed if t.kind == "brace" and t.text == "}" and t.depth == 1 and t.start > opening.start)
     _check_this_positions(lexed, opening, closing)
-    body = re.sub(r"\$this\b", "?this", select[body_start : closing.start])
+    body = re.sub(r"\$this\b", "?this", _not_exists_as_minus(select, lexed, opening, closing))
     projection = " ".join(["?this", *(f"?{n}" for n in names if n != "this")])
     declared = dict(default_prefixes())
     declared.update(prefixes)
@@ -96,3 +104,41 @@ def _check_this_positions(lexed: list[Token], opening: Token, closing: Token) ->
         previous.append(t.text.upper())
         if t.text.lower() in ("$this", "?this") and t.depth != top and not exists_depths:
             raise Unsupported("an sh:sparql query using $this inside a nested group")
+
+
+def _not_exists_as_minus(select: str, lexed: list[Token], opening: Token, closing: Token) -> str:
+    """The text of the WHERE group between ``opening`` and ``closing``, with each top-level
+    ``FILTER NOT EXISTS`` that means the same as a MINUS moved to the end as one (module
+    docstring); the rest as written."""
+    top = opening.depth + 1
+    body = [t for t in lexed if opening.end <= t.start < closing.start and t.kind != "comment"]
+    candidates: list[tuple[int, int, int, int]] = []  # (FILTER's start, end of group, P's start, P's end)
+    bound = {"this"}  # bound in every solution: by the targets, or by the group's own triple patterns
+    parens = 0
+    for at, t in enumerate(body):
+        if t.kind == "var":
+            if t.depth == top and parens == 0:
+                bound.add(t.text[1:])
+        elif t.kind == "punct" and t.text in ("(", ")"):
+            parens += 1 if t.text == "(" else -1
+        elif (
+            t.keyword == "FILTER"
+            and t.depth == top
+            and parens == 0
+            and [u.text.upper() for u in body[at + 1 : at + 4]] == ["NOT", "EXISTS", "{"]
+        ):
+            group_open = body[at + 3]
+            group_close = next(u for u in body[at + 4 :] if u.kind == "brace" and u.text == "}" and u.depth == top + 1)
+            candidates.append((t.start, group_close.end, group_open.end, group_close.start))
+    kept: list[str] = []
+    moved: list[str] = []
+    cursor = opening.end
+    for start, end, p_start, p_end in candidates:
+        inside = [t for t in body if p_start <= t.start < p_end]
+        plain = all(t.kind != "brace" and (t.kind != "keyword" or t.text == "a") for t in inside)
+        if plain and bound.intersection(t.text[1:] for t in inside if t.kind == "var"):
+            kept.append(select[cursor:start])
+            moved.append(f"MINUS {{{select[p_start:p_end]}}}")
+            cursor = end
+    kept.append(select[cursor : closing.start])
+    return "".join(kept) + "".join(f"\n  {m}" for m in moved) + ("\n" if moved else "")
