@@ -139,22 +139,59 @@ def test_a_load_whose_swap_fails_leaves_nothing_visible(oxigraph_server, tmp_pat
     assert names == (0, "false\n")
 
 
+def fail_graph_updates(method: str, where: str, body: bytes) -> int | None:
+    """A fault: every update that moves, copies or drops a graph answers 503."""
+    moves = any(word in body for word in (b"MOVE", b"COPY", b"DROP"))
+    return 503 if method == "POST" and where.startswith("/update") and moves else None
+
+
+@pytest.mark.parametrize("kind", ["oxigraph", "generic"])
+def test_a_load_whose_patch_fails_leaves_the_server_as_it_was(
+    oxigraph_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """The proxy fails the first request that inserts into the inferred graph (the load's patch).
+    As ``oxigraph``, that is the one request of the write, and nothing happened. As ``generic``
+    (requests are not assumed to be transactions), the patch goes first: its DELETE DATA has been
+    applied, so it is undone (a second INSERT DATA) before the error is reported. Either way
+    nothing is staged and the server holds what it held."""
+    from fault_proxy import fault_proxy
+
+    monkeypatch.setenv("KGPROFILES_SERVER_KIND", kind)
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    before = server_quads(endpoint)
+    data, path = _renamed_topics(tmp_path)
+    seen: list[bytes] = []
+
+    def fail_the_insert(method: str, where: str, body: bytes) -> int | None:
+        if method == "POST" and where.startswith("/update") and b"INSERT DATA" in body:
+            seen.append(body)
+            return 500 if len(seen) == 1 else None
+        return None
+
+    with fault_proxy(oxigraph_server.base_url, fail_the_insert) as proxy:
+        code, out = kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})
+    assert code == 4 and "HTTP 500" in out and "Traceback" not in out, out
+    assert (b"MOVE" in seen[0]) is (kind == "oxigraph")
+    assert len(seen) == (1 if kind == "oxigraph" else 2)
+    assert _staging_graphs(endpoint) == []
+    assert server_quads(endpoint) == before
+
+
 def test_staging_left_by_a_write_that_lost_the_server_is_removed_by_the_next_write(
     oxigraph_server, tmp_path: Path
 ) -> None:
-    """The proxy fails every update after the uploads (the swap and the clean-up): the staging
-    graphs stay on the server; the next write removes them, and the never-committed data is
-    never listed (it used to be, once per failed write)."""
+    """The proxy fails every update that moves or drops graphs (the swap and the clean-up; the
+    load's patch of the inferred graph goes through, and is undone): the staging graphs stay on
+    the server; the next write removes them, and the never-committed data is never listed (it
+    used to be, once per failed write)."""
     from fault_proxy import fault_proxy
 
     endpoint = oxigraph_server.query_endpoint
     assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
     data, path = _renamed_topics(tmp_path)
 
-    def fail_every_update(method: str, where: str, body: bytes) -> int | None:
-        return 503 if method == "POST" and where.startswith("/update") else None
-
-    with fault_proxy(oxigraph_server.base_url, fail_every_update) as proxy:
+    with fault_proxy(oxigraph_server.base_url, fail_graph_updates) as proxy:
         code, out = kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})
     assert code == 4 and "staging graphs may remain" in out, out
     assert _staging_graphs(endpoint)
@@ -170,7 +207,7 @@ def test_store_gc_drops_leftover_staging_graphs_on_a_server(oxigraph_server, tmp
     endpoint = oxigraph_server.query_endpoint
     assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
     data, path = _renamed_topics(tmp_path)
-    with fault_proxy(oxigraph_server.base_url, lambda m, w, b: 503 if w.startswith("/update") else None) as proxy:
+    with fault_proxy(oxigraph_server.base_url, fail_graph_updates) as proxy:
         assert kg("load", str(path), "--endpoint", f"{proxy}/query", env={"KGPROFILES_DATA": str(data)})[0] == 4
     assert _staging_graphs(endpoint)
     code, out = kg("store", "gc", "--endpoint", endpoint)

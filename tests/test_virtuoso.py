@@ -23,6 +23,7 @@ from kgprofiles.errors import RemoteError
 from kgprofiles.queries import load_queries
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.store import OxigraphStore, SelectResult
+from kgprofiles.store.base import GraphResult
 from kgprofiles.store.credentials import Credentials
 from kgprofiles.store.oxigraph import serialize_dataset
 from kgprofiles.store.remote import RemoteStore, is_internal
@@ -245,6 +246,44 @@ def test_query_passes_the_cap_on_with_a_warning(virtuoso: VirtuosoServer) -> Non
     assert len([line for line in out.splitlines() if line.startswith(("http", "_:"))]) == CAPPED_MAX_ROWS
 
 
+#: Every triple of the project's graphs (files, ontology, inferred; not Virtuoso's own): more than
+#: the test server's cap.
+ALL_TRIPLES = (
+    "CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } "
+    'FILTER (STRSTARTS(STR(?g), "https://w3id.org/kgprofiles/graph/")) }'
+)
+
+
+def test_a_construct_past_the_cap_is_read_whole_or_said_to_be_cut(
+    virtuoso: VirtuosoServer, seed_store: OxigraphStore
+) -> None:
+    """Virtuoso cuts a CONSTRUCT at its cap and does not say so (no X-SPARQL-MaxRows): sent as
+    written, the answer holds about the cap's number of triples and looks whole. Read as the
+    rows of its template (``construct_rows.py``), it is complete, or, as answered, says it is cut."""
+    remote = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
+    expected = {q.triple for q in seed_store.quads()}
+    assert len(expected) > CAPPED_MAX_ROWS
+    whole = remote.query(ALL_TRIPLES)
+    assert isinstance(whole, list) and set(whole) == expected and len(whole) == len(expected)
+    as_answered = remote.query_as_answered(ALL_TRIPLES)
+    assert isinstance(as_answered, GraphResult) and as_answered.capped_at == CAPPED_MAX_ROWS
+    assert set(as_answered) < expected
+    sent_as_written = httpx.post(
+        virtuoso.query_endpoint, data={"query": ALL_TRIPLES}, headers={"Accept": "application/n-triples"}
+    )
+    assert sent_as_written.status_code == 200 and "X-SPARQL-MaxRows" not in sent_as_written.headers
+    assert len(sent_as_written.text.splitlines()) <= CAPPED_MAX_ROWS + 1  # cut, and nothing says so
+
+
+def test_query_warns_of_a_cut_construct(virtuoso: VirtuosoServer) -> None:
+    where = ("--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso")
+    code, out = kg("query", "-e", ALL_TRIPLES, "-f", "nt", *where)
+    assert code == 0
+    assert f"warning: the server cut the solutions of this CONSTRUCT at its cap of {CAPPED_MAX_ROWS} rows" in out
+    code, out = kg("query", "-e", ALL_TRIPLES + " LIMIT 10", "-f", "nt", *where)
+    assert code == 0 and "warning" not in out
+
+
 @pytest.fixture
 def capped_site(virtuoso: VirtuosoServer, settings: Settings) -> Iterator[httpx.Client]:
     store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
@@ -258,6 +297,8 @@ def test_sparql_passes_the_cap_on_with_a_header(capped_site: httpx.Client) -> No
     assert len(cut.json()["results"]["bindings"]) == CAPPED_MAX_ROWS
     whole = capped_site.get("/sparql", params={"query": "SELECT * { ?s ?p ?o } LIMIT 10"})
     assert whole.status_code == 200 and CAPPED_HEADER not in whole.headers
+    cut = capped_site.get("/sparql", params={"query": ALL_TRIPLES}, headers={"Accept": "application/n-triples"})
+    assert cut.status_code == 200 and cut.headers[CAPPED_HEADER] == str(CAPPED_MAX_ROWS)
 
 
 # -- last: changes the seed graph ----------------------------------------------------------------
@@ -272,3 +313,22 @@ def test_a_rebuild_drops_the_graph_of_a_removed_file(virtuoso: VirtuosoServer, t
     assert kg("build", "--endpoint", virtuoso.query_endpoint, "--quiet", env=env)[0] == 0
     code, out = kg("people", "--name", "jane", "--endpoint", virtuoso.query_endpoint, env=env)
     assert code == 0 and out.strip() == "0 people"
+
+
+def test_a_one_file_load_gives_what_a_full_build_gives(virtuoso: VirtuosoServer, tmp_path: Path) -> None:
+    """`load` of one edited file: planned on a copy of the server's graphs, written as the file's
+    graph and a patch of the inferred graph (verified, as Virtuoso's requests are not
+    transactions). The export afterwards is that of an embedded store built from the edited data."""
+    seeded(virtuoso)
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    person = data / "people" / "jane-xu.ttl"
+    person.write_text(person.read_text().replace('kgp:name "Jane Xu"', 'kgp:name "Jane Xu" ; kgp:altName "Quetzal"'))
+    env = writer_env(virtuoso, KGPROFILES_DATA=str(data))
+    code, out = kg("load", str(person), "--endpoint", virtuoso.query_endpoint, env=env)
+    assert code == 0, out
+    store = str(tmp_path / "store")
+    assert kg("build", "--store", store, "--quiet", env=env)[0] == 0
+    remote = sorted_export("--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso", env=env)
+    assert remote == sorted_export("--store", store, env=env)
+    assert any('"Quetzal"' in line for line in remote)

@@ -4,9 +4,10 @@ orchestration in kgprofiles; the CLI and the web call it."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
+from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, update_index, write_index
 from kgprofiles.store import engine, generations
 from kgprofiles.store.base import Store
@@ -444,9 +446,10 @@ def load(
     """Add or replace single files in the built store without a full rebuild, all or nothing.
 
     Only what the files touch is validated and re-inferred (``fast.plan_load``: the neighbourhood
-    the shapes can read, and a patch of the inferred graph). On a remote store, or with
-    ``reference=True``, the files are validated with pyshacl against the rest of the store's data
-    and the whole closure is recomputed with owlrl.
+    the shapes can read, and a patch of the inferred graph). On a remote store the plan is made
+    on a scratch copy of its graphs, and the server gets the files' graphs and the patch in one
+    ``replace_graphs``. With ``reference=True``, the files are validated with pyshacl against the
+    rest of the store's data and the whole closure is recomputed with owlrl.
 
     On disk, the load writes a new generation (a copy of the published one: hard links, not
     bytes) and publishes it like a build, so readers never see a half-done load; ``writing`` says
@@ -476,14 +479,22 @@ def load(
     else:
         own = store is None
         other = open_store(settings) if store is None else store
+        stack = ExitStack()
         try:
-            if isinstance(other, OxigraphStore) and not reference:
-                report, inferred_count, notes = _load_fast(other, files, settings, timer)
-            else:
+            if reference:
                 report, inferred_count, notes = _load_reference(other, files, settings, timer)
-            with _search_index(settings, other, other, timer) as place_index:
+                source: Store = other
+            elif isinstance(other, OxigraphStore):
+                report, inferred_count, notes = _load_fast(other, files, settings, timer)
+                source = other
+            else:
+                copy = stack.enter_context(_scratch_copy(other, timer))
+                report, inferred_count, notes = _load_fast(copy, files, settings, timer, publish_to=other)
+                source = copy  # the same graphs as the server's now
+            with _search_index(settings, source, other, timer) as place_index:
                 place_index()
         finally:
+            stack.close()
             if own:
                 other.close()
     return BuildReport(
@@ -495,6 +506,20 @@ def load(
         timer.seconds,
         notes,
     )
+
+
+@contextmanager
+def _scratch_copy(store: Store, timer: _Timer) -> Iterator[OxigraphStore]:
+    """Every graph of ``store`` in a scratch store on disk, removed after the block."""
+    directory = make_scratch_dir("load")
+    copy = OxigraphStore(directory / "copy")
+    try:
+        with timer.stage("copy"):
+            copy.bulk_load(store.quads())
+        yield copy
+    finally:
+        copy.close()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _things_in(store: Store, files: Sequence[SourceFile]) -> set[str]:
@@ -529,8 +554,10 @@ def _load_reference(
 
 
 def _load_fast(
-    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
+    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer, publish_to: Store | None = None
 ) -> tuple[ValidationReport, int, tuple[str, ...]]:
+    """The fast load planned on ``target`` and written to it; with ``publish_to`` (the server
+    ``target`` is a copy of), written there first, in one ``replace_graphs``."""
     from kgprofiles.fast import infer_triples
     from kgprofiles.fast.incremental import plan_load
     from kgprofiles.store.oxigraph import OxigraphStore, has_blank_nodes
@@ -581,9 +608,10 @@ def _load_fast(
             current.update(plan.inferred_add)
             graphs[INFERRED_GRAPH] = sorted(current, key=str)
     with timer.stage("store", len(graphs)):
-        if INFERRED_GRAPH in graphs or not patch:
-            target.replace_graphs(graphs)
-        else:
-            target.replace_graphs(graphs, patch=(INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add))
+        for store in (publish_to, target) if publish_to is not None else (target,):
+            if INFERRED_GRAPH in graphs or not patch:
+                store.replace_graphs(graphs)
+            else:
+                store.replace_graphs(graphs, patch=(INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add))
     changed = len(graphs.get(INFERRED_GRAPH, patch))
     return plan.report, changed, tuple(plan.notes)

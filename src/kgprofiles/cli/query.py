@@ -92,7 +92,7 @@ def query(
 def _print_result(result: object, output: str | None) -> None:
     from kgprofiles.export import serialize_triples
     from kgprofiles.store import rdf_syntax
-    from kgprofiles.store.base import SelectResult
+    from kgprofiles.store.base import GraphResult, SelectResult
     from kgprofiles.store.oxigraph import as_bytes
 
     if isinstance(result, bool):
@@ -108,6 +108,12 @@ def _print_result(result: object, output: str | None) -> None:
             raise InputError(f"--format {output} is not for ASK results", "ASK gives table, json or xml")
         return
     if isinstance(result, list):
+        if isinstance(result, GraphResult) and result.capped_at is not None:
+            typer.echo(
+                f"warning: the server cut the solutions of this CONSTRUCT at its cap of {result.capped_at} rows: "
+                "more triples may match (add LIMIT/OFFSET to page, or raise the server's cap)",
+                err=True,
+            )
         fmt = output or "ttl"
         if fmt not in GRAPH_FORMATS:
             raise InputError(

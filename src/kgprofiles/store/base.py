@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, Union, runtime_checkable
 
@@ -72,6 +72,15 @@ def _json_term(term: Term) -> dict[str, str]:
     return out
 
 
+class GraphResult(list[ox.Triple]):
+    """The triples of a CONSTRUCT or DESCRIBE read from a server that may cut answers;
+    ``capped_at`` as for SelectResult (a list: every caller reads it as the triples it is)."""
+
+    def __init__(self, triples: Iterable[ox.Triple] = (), *, capped_at: int | None = None) -> None:
+        super().__init__(triples)
+        self.capped_at = capped_at
+
+
 QueryResult = Union[SelectResult, bool, list[ox.Triple]]  # noqa: UP007
 
 
@@ -90,9 +99,16 @@ class Store(Protocol):
         """Run a SPARQL 1.1 Update, as one transaction; relative IRIs resolve against ``base_iri``."""
         ...
 
-    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:
+    def replace_graphs(
+        self,
+        graphs: Mapping[str, Iterable[ox.Triple]],
+        drop: Iterable[str] = (),
+        *,
+        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+    ) -> None:
         """Replace each named graph with the given triples and drop the ``drop`` graphs, all in
-        one transaction (remote: staged, then moved by one update)."""
+        one transaction (remote: staged, then moved by one update); ``patch`` (graph, remove,
+        add; no blank nodes) changes one more graph by difference in the same write."""
         ...
 
     def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:

@@ -333,7 +333,7 @@ class OxigraphStore:
         removed) and drop the ``drop`` graphs, committed by ONE update request (module docstring):
         if anything fails, including reading the caller's triples, no target has changed.
 
-        ``patch`` (graph, remove, add), embedded only: in the same request, delete ``remove``
+        ``patch`` (graph, remove, add): in the same request, delete ``remove``
         from that graph and insert ``add`` (no blank nodes: DELETE DATA cannot name them), so a
         large graph changes by a few triples without being read."""
         dropped = check_replacement(graphs, drop)

@@ -22,7 +22,10 @@ or Digest challenge on every request.
 
 Answers are read whole: a SELECT the server cut at its cap (its header, or as many rows as the
 ``max_rows`` it was said to have) is read again page by page (``paging.py``), except a user's query
-(``query_as_answered``), which comes back with ``capped_at`` set. JSON results are read by
+(``query_as_answered``), which comes back with ``capped_at`` set. A CONSTRUCT sent to a server
+that may cut answers (its kind has a cap header, or ``max_rows`` is set) travels as the SELECT of its
+template's variables, so that a cut is seen and paged the same way (``construct_rows.py``: Virtuoso
+cuts a CONSTRUCT without saying so). JSON results are read by
 ``results.py`` (lenient, checked); booleans come back canonical; the server's own graphs are kept
 out of listings, quads and (Virtuoso) the default graph.
 
@@ -81,7 +84,7 @@ import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -91,7 +94,7 @@ from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 from kgprofiles.config import Limits
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
 from kgprofiles.sparql_lexer import scan
-from kgprofiles.store.base import QueryResult, SelectResult, Term
+from kgprofiles.store.base import GraphResult, QueryResult, SelectResult, Term
 from kgprofiles.store.binding import (
     QUERY_FORMS,
     SparqlText,
@@ -100,6 +103,7 @@ from kgprofiles.store.binding import (
     query_prologue,
     sparql_form,
 )
+from kgprofiles.store.construct_rows import ConstructAsSelect, as_select, fill
 from kgprofiles.store.credentials import NEEDED_HINT, Credentials, check_endpoint_url, digest_of, opener_for
 from kgprofiles.store.guard import check_query, names_dataset
 from kgprofiles.store.oxigraph import (
@@ -107,6 +111,7 @@ from kgprofiles.store.oxigraph import (
     as_triple,
     check_replacement,
     graph_node,
+    has_blank_nodes,
     is_staging,
     serialize_dataset,
 )
@@ -338,7 +343,12 @@ class RemoteStore:
         # Virtuoso's exclusions slow every query down by orders of magnitude as graphs grow
         # (1,000 people: queries over its 60 s limit)
         pragmas = "" if complete else self._pragmas(sparql)
-        text = text.prepend(pragmas + query_prologue(sparql))
+        text = text.prepend(query_prologue(sparql))
+        if form == "CONSTRUCT" and (self.kind.cap_header is not None or self.max_rows is not None):
+            as_rows = as_select(text.sent)  # a cut CONSTRUCT is not said to be cut: read its rows
+            if as_rows is not None:
+                return self._construct_from_rows(as_rows, pragmas, complete=complete, raw=raw)
+        text = text.prepend(pragmas)
         content_type, body, cap_said = self._post_query(text.sent, form, text)
         result = self._parse_answer(content_type, body, raw=raw)
         if isinstance(result, SelectResult):
@@ -350,6 +360,21 @@ class RemoteStore:
         if self.kind.integer_booleans and form == "ASK" and not isinstance(result, bool):
             result = ask_answer(result)  # type: ignore[arg-type]
         return result
+
+    def _construct_from_rows(
+        self, as_rows: ConstructAsSelect, pragmas: str, *, complete: bool, raw: bool
+    ) -> GraphResult:
+        """A CONSTRUCT read as the SELECT of its template's variables (``construct_rows.py``):
+        whole, or (a user's query) as answered, with ``capped_at`` where the server cut it."""
+        sent = pragmas + as_rows.text
+        content_type, body, cap_said = self._post_query(sent, "SELECT", None)
+        result = self._parse_answer(content_type, body, raw=raw)
+        if not isinstance(result, SelectResult):
+            raise RemoteError(f"{self.query_endpoint} answered the rows of a CONSTRUCT with something else")
+        cap = self._cap(cap_said, len(result))
+        if cap is not None and complete:
+            result, cap = self._read_pages(sent, result, cap, raw), None
+        return GraphResult(fill(as_rows.template, result.rows), capped_at=cap)
 
     def _pragmas(self, sparql: str) -> str:
         """What keeps the server's own graphs out of the default graph of a query without a
@@ -542,17 +567,39 @@ class RemoteStore:
     def _post_update(self, text: SparqlText) -> None:
         self._send("POST", self.update_endpoint, text.sent.encode("utf-8"), "application/sparql-update", text=text)
 
-    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]], drop: Iterable[str] = ()) -> None:
+    def replace_graphs(
+        self,
+        graphs: Mapping[str, Iterable[ox.Triple]],
+        drop: Iterable[str] = (),
+        *,
+        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+    ) -> None:
         """Replace each named graph by exactly the given triples (none: the graph is removed) and
         drop the ``drop`` graphs. On a transactional server: staged by PUT, then moved by ONE
         update. Otherwise: staged, verified, the old graphs kept as backups, swapped, verified,
-        and restored from the backups on any failure (``_replace_verified``)."""
+        and restored from the backups on any failure (``_replace_verified``).
+
+        ``patch`` (graph, remove, add), no blank nodes: delete ``remove`` from that graph and
+        insert ``add``, so that a large graph changes by a few triples without being sent or read
+        whole. On a transactional server, in the same update; otherwise first, verified (every
+        added triple there, every removed one gone), and undone (verified) if it or the replace
+        fails."""
         dropped = check_replacement(graphs, drop)
+        if patch is not None and (has_blank_nodes(patch[1]) or has_blank_nodes(patch[2])):
+            raise StoreError("a graph patch cannot hold blank nodes", "replace the whole graph instead")
         if graphs:
             self._graph_url(STAGING_GRAPH_PREFIX)  # no Graph Store endpoint: say so before anything
         self.purge_staging()  # what a failed or killed earlier write could not remove
         if not self.kind.transactional:
-            self._replace_verified(graphs, dropped)
+            if patch is not None:
+                self._patch_verified(*patch)
+            try:
+                if graphs or dropped:
+                    self._replace_verified(graphs, dropped)
+            except BaseException as exc:
+                if patch is not None:
+                    self._undo_patch(patch, exc)
+                raise
             return
         token = secrets.token_hex(8)
         staged: dict[str, str | None] = {}
@@ -563,8 +610,9 @@ class RemoteStore:
                 staged[graph] = staging if body else None  # recorded first: a failed PUT may have landed
                 if body:
                     self._put_graph(staging, body)
-            if staged or dropped:
-                self._post_update(SparqlText.of(_swap_request(staged, dropped)))
+            operations = _swap_operations(staged, dropped) + (_patch_operations(*patch) if patch else [])
+            if operations:
+                self._post_update(SparqlText.of(" ;\n".join(operations)))
         except BaseException as exc:
             self._discard([s for s in staged.values() if s], exc)
             raise
@@ -623,6 +671,48 @@ class RemoteStore:
             self._discard([s for s in staged.values() if s], exc)
             raise
         self._discard([*[s for s in staged.values() if s], *backups.values()], None)
+
+    def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
+        """Apply a patch where requests are not transactions: in requests of at most
+        ``_PATCH_TRIPLES`` triples, then checked; if anything fails, undone and checked."""
+        try:
+            self._post_updates(_patch_operations(graph, remove, add), per_request=1)
+            self._check_patch(graph, remove, add)
+        except BaseException as exc:
+            self._undo_patch((graph, remove, add), exc)
+            raise
+
+    def _undo_patch(self, patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]], cause: BaseException) -> None:
+        """The patch's inverse, checked; a failure to undo is told in ``cause``'s hint."""
+        graph, remove, add = patch
+        try:
+            self._post_updates(_patch_operations(graph, add, remove), per_request=1)
+            self._check_patch(graph, add, remove)
+        except KgError as exc:
+            if isinstance(cause, KgError):
+                note = f"the patch of <{graph}> could not be undone ({exc.message}): run the command again"
+                cause.hint = f"{cause.hint}\n{note}" if cause.hint else note
+
+    def _check_patch(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
+        """Every triple of ``add`` is in ``graph`` and none of ``remove`` is: counted by VALUES,
+        ``_PATCH_TRIPLES`` at a time."""
+        for triples, expected in ((add, True), (remove, False)):
+            for at in range(0, len(triples), _PATCH_TRIPLES):
+                chunk = triples[at : at + _PATCH_TRIPLES]
+                rows = " ".join(f"({t.subject} {t.predicate} {t.object})" for t in chunk)
+                counted = self._select_rows(
+                    f"SELECT (COUNT(*) AS ?n) WHERE {{ VALUES (?s ?p ?o) {{ {rows} }} "
+                    f"GRAPH {graph_node(graph)} {{ ?s ?p ?o }} }}",
+                    raw=True,
+                )
+                value = counted.rows[0].get("n") if counted.rows else None
+                found = int(value.value) if isinstance(value, ox.Literal) and value.value.isdigit() else -1
+                if found != (len(chunk) if expected else 0):
+                    what = "added" if expected else "removed"
+                    raise RemoteError(
+                        f"{self.query_endpoint} did not apply a patch of <{graph}> as sent: "
+                        f"{found} of {len(chunk)} triples it {what} are in the graph"
+                    )
 
     def _restore(
         self,
@@ -750,12 +840,11 @@ class RemoteStore:
         with contextlib.suppress(urllib.error.URLError, OSError, http.client.HTTPException):
             self._opener.open(urllib.request.Request(url, method="HEAD"), timeout=self.timeout_s).close()
 
-    def _post_updates(self, operations: list[str]) -> None:
-        """Update operations in requests of at most ``_OPERATIONS_PER_REQUEST`` (Virtuoso refuses
-        a request of a thousand: "Query too large"); only where a request is not one transaction
-        anyway."""
-        for at in range(0, len(operations), _OPERATIONS_PER_REQUEST):
-            self._post_update(SparqlText.of(" ;\n".join(operations[at : at + _OPERATIONS_PER_REQUEST])))
+    def _post_updates(self, operations: list[str], per_request: int = 100) -> None:
+        """Update operations in requests of at most ``per_request`` (Virtuoso refuses a request of
+        a thousand: "Query too large"); only where a request is not one transaction anyway."""
+        for at in range(0, len(operations), per_request):
+            self._post_update(SparqlText.of(" ;\n".join(operations[at : at + per_request])))
 
     def _http_error(self, url: str, exc: urllib.error.HTTPError, text: SparqlText | None) -> KgError:
         try:
@@ -782,8 +871,8 @@ class RemoteStore:
 _GRAPHS_PER_READ = 200
 #: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
 _SORT_REFUSED = "Sorted TOP clause"
-#: Update operations in one request, where requests are not transactions anyway.
-_OPERATIONS_PER_REQUEST = 100
+#: Triples in one DELETE DATA or INSERT DATA of a patch, and in one VALUES that checks it.
+_PATCH_TRIPLES = 500
 #: A body larger than this goes out signed (Digest learnt first).
 _PRIME_ABOVE = 64 * 1024
 _ALL_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -812,9 +901,15 @@ def is_internal(graph: str) -> bool:
     return graph.startswith((STAGING_GRAPH_PREFIX, BACKUP_GRAPH_PREFIX))
 
 
-def _swap_request(staged: Mapping[str, str | None], dropped: Iterable[str]) -> str:
-    """The one update that moves the staged graphs into place and drops the others."""
-    return " ;\n".join(_swap_operations(staged, dropped))
+def _patch_operations(graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> list[str]:
+    """DELETE DATA and INSERT DATA operations, ``_PATCH_TRIPLES`` triples each (no blank nodes)."""
+    node = graph_node(graph)
+    operations: list[str] = []
+    for verb, triples in (("DELETE", remove), ("INSERT", add)):
+        for at in range(0, len(triples), _PATCH_TRIPLES):
+            body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples[at : at + _PATCH_TRIPLES])
+            operations.append(f"{verb} DATA {{ GRAPH {node} {{\n{body}\n}} }}")
+    return operations
 
 
 def _swap_operations(staged: Mapping[str, str | None], dropped: Iterable[str]) -> list[str]:

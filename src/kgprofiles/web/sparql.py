@@ -16,7 +16,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from kgprofiles.errors import KgError
 from kgprofiles.result_formats import kind_of
-from kgprofiles.store.base import SelectResult
+from kgprofiles.store.base import GraphResult, SelectResult
 from kgprofiles.store.sandbox import Serialised, busy, time_limit_hit
 from kgprofiles.web import description, editor, results
 from kgprofiles.web.cors import mark_update
@@ -97,7 +97,7 @@ async def query(request: Request, operation: Operation) -> Response:
             answer = await engine.query_async(operation.text, operation.dataset, base, in_bytes)
         else:
             answer = await in_worker(site, lambda: engine.query(operation.text, operation.dataset, base, in_bytes))
-        if isinstance(answer, SelectResult) and answer.capped_at is not None:
+        if isinstance(answer, SelectResult | GraphResult) and answer.capped_at is not None:
             # the remote server cut the answer at its cap: say so, never a silent partial answer
             headers[CAPPED_HEADER] = str(answer.capped_at)
         if isinstance(answer, Serialised):

@@ -1,0 +1,125 @@
+"""Reading a CONSTRUCT from a server that cuts answers at a row cap, without losing triples.
+
+Virtuoso cuts a CONSTRUCT answer at its ``ResultSetMaxRows`` like a SELECT, but says so only for a
+SELECT (``X-SPARQL-MaxRows``): a cut graph looks whole. So where a server may cut, the CONSTRUCT
+is sent as the SELECT of its template's variables (``as_select``): that answer is read whole page
+by page (``paging.py``) or passed on with its cap, as every SELECT is; the template is then filled
+in here, row by row (``fill``), as the SPARQL spec builds a CONSTRUCT's graph: a triple with an
+unbound variable, a literal subject or a non-IRI predicate is left out; a template's blank node
+is a new one for each row. A query rdflib cannot parse, or whose template has no variable, is sent
+as written (``as_select`` gives None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyoxigraph as ox
+
+from kgprofiles.sparql_lexer import scan
+from kgprofiles.store.base import Term
+
+__all__ = ["ConstructAsSelect", "as_select", "fill"]
+
+#: A template position: a variable's name (str) or a constant term; a blank node label as a
+#: ``_Fresh`` (a new blank node for each row).
+Slot = Any
+
+
+@dataclass(frozen=True)
+class _Fresh:
+    label: str
+
+
+@dataclass(frozen=True)
+class ConstructAsSelect:
+    """The SELECT that gives a CONSTRUCT's solutions (``text``), and the template to fill."""
+
+    text: str
+    variables: tuple[str, ...]
+    template: tuple[tuple[Slot, Slot, Slot], ...]
+
+
+def as_select(sent: str) -> ConstructAsSelect | None:
+    """``sent`` (a CONSTRUCT, as it would be sent) as the SELECT of its template's variables:
+    DISTINCT unless each solution counts (a LIMIT or OFFSET of its own; a blank node in the
+    template, a new one for each solution). None when it cannot be read so (module docstring)."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        algebra = translateQuery(parseQuery(sent)).algebra
+    except Exception:  # anything rdflib cannot read is sent as written
+        return None
+    template_triples = algebra.get("template")
+    if template_triples is None:  # CONSTRUCT WHERE { a basic graph pattern }: it is the template
+        node = algebra.get("p")
+        while node is not None and getattr(node, "name", None) != "BGP":
+            node = node.get("p")
+        template_triples = node.get("triples") if node is not None else None
+    template = tuple(tuple(_slot(term) for term in triple) for triple in template_triples or ())
+    variables = tuple(dict.fromkeys(s for triple in template for s in triple if isinstance(s, str)))
+    words = list(scan(sent))
+    at = next((i for i, t in enumerate(words) if t.keyword == "CONSTRUCT" and t.depth == 0), None)
+    if not variables or at is None or at + 1 >= len(words):
+        return None
+    construct = words[at]
+    end = construct.end
+    if words[at + 1].text == "{":  # CONSTRUCT { template } WHERE …; else CONSTRUCT WHERE { … }
+        close = next((t for t in words[at + 2 :] if t.kind == "brace" and t.text == "}" and t.depth == 1), None)
+        if close is None:
+            return None
+        end = close.end
+    # each solution counts: for a LIMIT or OFFSET, and for a template blank node (new in each)
+    distinct = not any(t.keyword in ("LIMIT", "OFFSET") and t.depth == 0 for t in words) and not any(
+        isinstance(slot, _Fresh) for triple in template for slot in triple
+    )
+    head = f"SELECT {'DISTINCT ' if distinct else ''}{' '.join(f'?{v}' for v in variables)} "
+    return ConstructAsSelect(f"{sent[: construct.start]}{head}{sent[end:]}", variables, template)
+
+
+def _slot(term: Any) -> Slot:
+    from rdflib import BNode, Literal, URIRef, Variable
+
+    if isinstance(term, Variable):
+        return str(term)
+    if isinstance(term, BNode):
+        return _Fresh(str(term))
+    if isinstance(term, URIRef):
+        return ox.NamedNode(str(term))
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(str(term), language=term.language)
+        if term.datatype is not None:
+            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
+        return ox.Literal(str(term))
+    raise ValueError(f"a CONSTRUCT template term rdflib gave as {type(term).__name__}")
+
+
+def fill(template: Iterable[tuple[Slot, Slot, Slot]], rows: Iterable[Mapping[str, Term]]) -> list[ox.Triple]:
+    """The graph a CONSTRUCT with ``template`` builds from ``rows`` (its solutions), each triple
+    once, in the order first built."""
+    triples = tuple(template)
+    out: dict[ox.Triple, None] = {}
+    for row in rows:
+        fresh: dict[str, ox.BlankNode] = {}
+        for slots in triples:
+            terms = [_term(slot, row, fresh) for slot in slots]
+            subject, predicate, obj = terms
+            if (
+                isinstance(subject, ox.NamedNode | ox.BlankNode)
+                and isinstance(predicate, ox.NamedNode)
+                and obj is not None
+            ):
+                out[ox.Triple(subject, predicate, obj)] = None
+    return list(out)
+
+
+def _term(slot: Slot, row: Mapping[str, Term], fresh: dict[str, ox.BlankNode]) -> Term | None:
+    if isinstance(slot, str):
+        return row.get(slot)
+    if isinstance(slot, _Fresh):
+        return fresh.setdefault(slot.label, ox.BlankNode())
+    return slot  # type: ignore[no-any-return]
