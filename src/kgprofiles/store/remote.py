@@ -875,7 +875,9 @@ _SORT_REFUSED = "Sorted TOP clause"
 _PATCH_TRIPLES = 500
 #: A body larger than this goes out signed (Digest learnt first).
 _PRIME_ABOVE = 64 * 1024
-_ALL_GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+#: Every graph that holds a triple. GROUP BY, not DISTINCT: Virtuoso 7.2.5 answers this DISTINCT in
+#: more than 60 s at 1,000 people ("SR171: Transaction timed out"), the GROUP BY in 0.03 s.
+_ALL_GRAPHS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 #: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
 _GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
 _QUADS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
