@@ -34,6 +34,9 @@ Slot = str | Term  # a variable name ("?x") or a constant term
 Fetch = Callable[[Term | None, ox.NamedNode | None, Term | None], Iterable[ox.Triple]]
 TYPE = ox.NamedNode(str(RDF.type))
 SUBCLASS = ox.NamedNode(str(RDFS.subClassOf))
+#: The "predicate" of an edge whose two ends are the same node (a ``*`` or ``?`` path taken zero
+#: times): whatever one end reaches, the other reaches, and no triple is read for it.
+SAME_NODE = ox.NamedNode("urn:x-kgprofiles:reach:same-node")
 
 
 @dataclass(frozen=True)
@@ -257,11 +260,12 @@ def _path_edges(s: Slot, p: object, o: Slot, fresh: count) -> list[Edge]:
     if isinstance(p, AlternativePath):
         return [e for step in p.args for e in _path_edges(s, step, o, fresh)]
     if isinstance(p, MulPath):
-        if p.mod != "+" and isinstance(o, str):
-            raise ValueError("a * or ? path to a variable (zero steps bind it to the start)")
         middle = f"?_m{next(fresh)}"
         loop = _path_edges(middle, p.path, middle, fresh)
-        return [*_path_edges(s, p.path, middle, fresh), *loop, *_path_edges(middle, p.path, o, fresh)]
+        edges = [*_path_edges(s, p.path, middle, fresh), *loop, *_path_edges(middle, p.path, o, fresh)]
+        if p.mod != "+" and isinstance(s, str) and isinstance(o, str):
+            edges.append(Edge(s, SAME_NODE, o))  # zero steps: both ends are one node
+        return edges
     if isinstance(p, NegatedPath | Path):
         return [Edge(s, None, o), Edge(o, None, s)]
     raise ValueError(f"cannot follow the path {p!r}")
@@ -339,6 +343,10 @@ def neighbourhood(edges: list[Edge], focus: Iterable[Term], fetch: Fetch) -> set
         return found
 
     def follow(node: Term, forward: bool, predicate: ox.NamedNode | None, end: Term | None, targets: set[str]) -> None:
+        if predicate == SAME_NODE:
+            for target in targets:
+                reach(target, node)
+            return
         if forward and isinstance(node, ox.Literal):
             return
         triples = fetched(node, predicate, end) if forward else fetched(None, predicate, node)
