@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import httpx
@@ -21,6 +21,7 @@ from conftest import examples
 from kgprofiles.cli import app
 from kgprofiles.config import Settings
 from kgprofiles.pipeline import DataRejected, build, load
+from kgprofiles import search
 from kgprofiles.render.html import page
 from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, match_expression
 from kgprofiles.store import generations
@@ -262,6 +263,42 @@ def test_a_load_updates_the_index_as_a_full_build_would(built: Settings) -> None
         with sqlite3.connect(published_index(built)) as raw:  # updated in place: new rows after the old
             (count, last) = raw.execute("SELECT count(*), max(id) FROM docs").fetchone()
         assert last > count
+    finally:
+        full.close()
+        reader.close()
+        if updated is not None:
+            updated.close()
+
+
+def test_a_person_loaded_alone_reindexes_that_person_not_everyone_at_their_organisations(
+    built: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's file names their organisations and topics: those are re-indexed, but the
+    other people at them only when the organisation's or topic's own triples change (at 100,000
+    people, re-indexing everyone who shares a topic rewrote the whole index: 340 s a load)."""
+    person = built.data_dir / "people" / "horace-he.ttl"
+    text = person.read_text(encoding="utf-8")
+    person.write_text(text.replace('kgp:name "Horace He"', 'kgp:name "Horace He" ; kgp:altName "Wombat Example"'))
+    rewritten: set[str] = set()
+    insert = search._insert
+
+    def recorded(connection: sqlite3.Connection, docs: Iterable[search.Document], start: int) -> int:
+        docs = list(docs)
+        rewritten.update(doc.iri for doc in docs)
+        return insert(connection, docs, start)
+
+    monkeypatch.setattr(search, "_insert", recorded)
+    load(built, [person])
+    assert "https://w3id.org/kgprofiles/id/person/horace-he" in rewritten
+    assert "https://w3id.org/kgprofiles/id/organization/meta" in rewritten  # named by the file
+    assert "https://w3id.org/kgprofiles/id/person/jane-xu" not in rewritten  # also at PyTorch, untouched
+    updated = SearchIndex.open(published_index(built))
+    reader = OxigraphStore(built.store, read_only=True)
+    full = SearchIndex.in_memory(reader, built.queries_dir)
+    try:
+        assert updated is not None
+        for words in ("wombat", "horace", "pytorch", "jane", "meta", "compilers"):
+            assert updated.search(words) == full.search(words), words
     finally:
         full.close()
         reader.close()

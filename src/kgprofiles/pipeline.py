@@ -463,7 +463,7 @@ def load(
     if store is None and not settings.endpoint and settings.store != MEMORY:
         with (writing or WriteOptions()).writer(settings.store) as writer:
             target = writer.copy_of_current()
-            changed = _things_in(target, files)  # what the files said before the load, and say now
+            changed, rewritten = _things_in(target, files)  # what the files said before the load, and say now
             loader = _load_reference if reference else _load_fast
             report, inferred_count, notes = loader(target, files, settings, timer)
             with timer.stage("index"):
@@ -474,6 +474,7 @@ def load(
                     previous / INDEX_FILE if previous is not None else None,
                     Path(target.location) / INDEX_FILE,
                     changed,
+                    rewritten,
                 )
             writer.publish(target)
     else:
@@ -522,13 +523,25 @@ def _scratch_copy(store: Store, timer: _Timer) -> Iterator[OxigraphStore]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _things_in(store: Store, files: Sequence[SourceFile]) -> set[str]:
-    """Every IRI the files' graphs name, in the store now and in the files."""
+def _things_in(store: Store, files: Sequence[SourceFile]) -> tuple[set[str], set[str]]:
+    """(every IRI the files' graphs name, in the store now and in the files; the IRIs whose own
+    triples the load changes: the subjects of the triples it adds or removes, and, for a blank
+    node subject, the IRIs that point to it)."""
     things: set[str] = set()
+    rewritten: set[str] = set()
     for file in files:
-        for triple in (*(q.triple for q in store.quads(file.graph)), *file.triples):
+        before = {q.triple for q in store.quads(file.graph)}
+        after = set(file.triples)
+        for triple in before | after:
             things.update(t.value for t in (triple.subject, triple.object) if isinstance(t, ox.NamedNode))
-    return things
+        subjects = {t.subject for t in before ^ after}
+        while True:
+            owners = {t.subject for t in before | after if t.object in subjects} - subjects
+            if not any(isinstance(s, ox.BlankNode) for s in subjects) or not owners:
+                break
+            subjects |= owners
+        rewritten.update(s.value for s in subjects if isinstance(s, ox.NamedNode))
+    return things, rewritten
 
 
 def _load_reference(

@@ -225,14 +225,23 @@ def write_index(store: Store, queries_dir: Path | SearchPath, path: Path) -> int
 
 
 def update_index(
-    store: Store, queries_dir: Path | SearchPath, previous: Path | None, path: Path, changed: Iterable[str]
+    store: Store,
+    queries_dir: Path | SearchPath,
+    previous: Path | None,
+    path: Path,
+    changed: Iterable[str],
+    rewritten: Iterable[str] | None = None,
 ) -> int:
     """Write the index of ``store`` to ``path`` as ``previous`` (the index before a load) with
-    only what ``changed`` touches re-indexed: each changed thing that is an item, and the items
-    that show its text (``queries/search-index-linked.rq``). Without a readable ``previous``, or
-    when a load touches too much (``MAX_UPDATED``), the whole index is written. Returns the
+    only what the load touches re-indexed: each ``changed`` thing that is an item, and the items
+    that show the text of a ``rewritten`` thing (one whose own triples changed; default: every
+    changed thing), found by ``queries/search-index-linked.rq``. A person's file names its
+    topics and organisations: they are re-indexed, but the thousands of people who share them
+    only when the topic's or organisation's own triples change. Without a readable ``previous``,
+    or when a load touches too much (``MAX_UPDATED``), the whole index is written. Returns the
     number of documents re-indexed."""
     things = sorted(set(changed))
+    sources = things if rewritten is None else sorted(set(rewritten))
     readable = SearchIndex.open(previous) if previous is not None else None
     if readable is not None:
         readable.close()
@@ -240,7 +249,7 @@ def update_index(
         return write_index(store, queries_dir, path)
     items = set(things)
     linked = get_query(queries_dir, "search-index-linked").text
-    for batch in _batches(things):
+    for batch in _batches(sources):
         items.update(row["item"].value for row in _rows(store, bind_rows(linked, "thing", _nodes(batch))))
     if len(items) > MAX_UPDATED:
         return write_index(store, queries_dir, path)
