@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from conftest import examples
+from kgprofiles import search
 from kgprofiles.cli import app
 from kgprofiles.config import Settings
 from kgprofiles.pipeline import DataRejected, build, load
-from kgprofiles import search
 from kgprofiles.render.html import page
 from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, match_expression
 from kgprofiles.store import generations
