@@ -59,7 +59,10 @@ def as_select(sent: str) -> ConstructAsSelect | None:
         while node is not None and getattr(node, "name", None) != "BGP":
             node = node.get("p")
         template_triples = node.get("triples") if node is not None else None
-    template = tuple(tuple(_slot(term) for term in triple) for triple in template_triples or ())
+    try:
+        template = tuple(tuple(_slot(term) for term in triple) for triple in template_triples or ())
+    except (TypeError, ValueError):  # a term pyoxigraph cannot hold: sent as written
+        return None
     variables = tuple(dict.fromkeys(s for triple in template for s in triple if isinstance(s, str)))
     words = list(scan(sent))
     at = next((i for i, t in enumerate(words) if t.keyword == "CONSTRUCT" and t.depth == 0), None)
@@ -81,21 +84,15 @@ def as_select(sent: str) -> ConstructAsSelect | None:
 
 
 def _slot(term: Any) -> Slot:
-    from rdflib import BNode, Literal, URIRef, Variable
+    from rdflib import BNode, Variable
+
+    from kgprofiles.terms import to_oxigraph
 
     if isinstance(term, Variable):
         return str(term)
     if isinstance(term, BNode):
         return _Fresh(str(term))
-    if isinstance(term, URIRef):
-        return ox.NamedNode(str(term))
-    if isinstance(term, Literal):
-        if term.language:
-            return ox.Literal(str(term), language=term.language)
-        if term.datatype is not None:
-            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
-        return ox.Literal(str(term))
-    raise ValueError(f"a CONSTRUCT template term rdflib gave as {type(term).__name__}")
+    return to_oxigraph(term)
 
 
 def fill(template: Iterable[tuple[Slot, Slot, Slot]], rows: Iterable[Mapping[str, Term]]) -> list[ox.Triple]:
