@@ -82,6 +82,8 @@ class GraphResult(list[ox.Triple]):
 
 
 QueryResult = Union[SelectResult, bool, list[ox.Triple]]  # noqa: UP007
+#: A change of one graph by difference, for ``Store.replace_graphs``: (graph, remove, add).
+Patch = tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]]
 
 
 @runtime_checkable
@@ -104,7 +106,7 @@ class Store(Protocol):
         graphs: Mapping[str, Iterable[ox.Triple]],
         drop: Iterable[str] = (),
         *,
-        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+        patch: Patch | None = None,
     ) -> None:
         """Replace each named graph with the given triples and drop the ``drop`` graphs, all in
         one transaction (remote: staged, then moved by one update); ``patch`` (graph, remove,

@@ -40,7 +40,7 @@ import contextlib
 import gc
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +49,7 @@ import pyoxigraph as ox
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store import generations
-from kgprofiles.store.base import QueryResult, SelectResult, Term
+from kgprofiles.store.base import Patch, QueryResult, SelectResult, Term
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
 from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
 from kgprofiles.vocab import GRAPH, PREFIXES
@@ -121,7 +121,8 @@ def has_blank_nodes(triples: Iterable[ox.Triple]) -> bool:
     return any(_has_blank_node(t) for t in triples)
 
 
-def _block(graph: ox.NamedNode, triples: Iterable[ox.Triple]) -> str:
+def data_block(graph: ox.NamedNode, triples: Iterable[ox.Triple]) -> str:
+    """``GRAPH <graph> { s p o . … }``, for INSERT DATA and DELETE DATA (N-Triples terms)."""
     body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
     return f"GRAPH {graph} {{\n{body}\n}}"
 
@@ -327,7 +328,7 @@ class OxigraphStore:
         graphs: Mapping[str, Iterable[ox.Triple]],
         drop: Iterable[str] = (),
         *,
-        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+        patch: Patch | None = None,
     ) -> None:
         """Replace each named graph by exactly the given triples (no triples: the graph is
         removed) and drop the ``drop`` graphs, committed by ONE update request (module docstring):
@@ -359,9 +360,9 @@ class OxigraphStore:
                 if patch is not None:
                     patched, remove, add = graph_node(patch[0]), patch[1], patch[2]
                     if remove:
-                        operations.append(f"DELETE DATA {{ {_block(patched, remove)} }}")
+                        operations.append(f"DELETE DATA {{ {data_block(patched, remove)} }}")
                     if add:
-                        insertions.append(_block(patched, add))
+                        insertions.append(data_block(patched, add))
                 if insertions:
                     operations.append("INSERT DATA {\n" + "\n".join(insertions) + "\n}")
                 if operations:
@@ -446,11 +447,11 @@ def _plan(store: ox.Store, graph: ox.NamedNode, triples: Iterable[ox.Triple], st
     if any(map(_has_blank_node, new)):
         return _Plan([f"DROP SILENT GRAPH {graph}", f"MOVE {staging} TO {graph}"], [], new)
     if any(map(_has_blank_node, old)):
-        return _Plan([f"DROP SILENT GRAPH {graph}"], [_block(graph, new)], [])
+        return _Plan([f"DROP SILENT GRAPH {graph}"], [data_block(graph, new)], [])
     gone = [t for t in old if t not in new_set]
     added = [t for t in new if t not in old_set]
-    operations = [f"DELETE DATA {{ {_block(graph, gone)} }}"] if gone else []
-    return _Plan(operations, [_block(graph, added)] if added else [], [])
+    operations = [f"DELETE DATA {{ {data_block(graph, gone)} }}"] if gone else []
+    return _Plan(operations, [data_block(graph, added)] if added else [], [])
 
 
 def _remove_quietly(store: ox.Store, graph: ox.NamedNode) -> None:

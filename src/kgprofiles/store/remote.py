@@ -94,7 +94,7 @@ from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
 from kgprofiles.config import Limits
 from kgprofiles.errors import KgError, QueryError, RemoteError, StoreError
 from kgprofiles.sparql_lexer import scan
-from kgprofiles.store.base import GraphResult, QueryResult, SelectResult, Term
+from kgprofiles.store.base import GraphResult, Patch, QueryResult, SelectResult, Term
 from kgprofiles.store.binding import (
     QUERY_FORMS,
     SparqlText,
@@ -110,6 +110,7 @@ from kgprofiles.store.oxigraph import (
     STAGING_GRAPH_PREFIX,
     as_triple,
     check_replacement,
+    data_block,
     graph_node,
     has_blank_nodes,
     is_staging,
@@ -572,7 +573,7 @@ class RemoteStore:
         graphs: Mapping[str, Iterable[ox.Triple]],
         drop: Iterable[str] = (),
         *,
-        patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]] | None = None,
+        patch: Patch | None = None,
     ) -> None:
         """Replace each named graph by exactly the given triples (none: the graph is removed) and
         drop the ``drop`` graphs. On a transactional server: staged by PUT, then moved by ONE
@@ -682,7 +683,7 @@ class RemoteStore:
             self._undo_patch((graph, remove, add), exc)
             raise
 
-    def _undo_patch(self, patch: tuple[str, Sequence[ox.Triple], Sequence[ox.Triple]], cause: BaseException) -> None:
+    def _undo_patch(self, patch: Patch, cause: BaseException) -> None:
         """The patch's inverse, checked; a failure to undo is told in ``cause``'s hint."""
         graph, remove, add = patch
         try:
@@ -916,8 +917,7 @@ def _patch_operations(graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.
     operations: list[str] = []
     for verb, triples in (("DELETE", remove), ("INSERT", add)):
         for at in range(0, len(triples), _PATCH_TRIPLES):
-            body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples[at : at + _PATCH_TRIPLES])
-            operations.append(f"{verb} DATA {{ GRAPH {node} {{\n{body}\n}} }}")
+            operations.append(f"{verb} DATA {{ {data_block(node, triples[at : at + _PATCH_TRIPLES])} }}")
     return operations
 
 
