@@ -532,14 +532,15 @@ def _things_in(store: Store, files: Sequence[SourceFile]) -> tuple[set[str], set
     for file in files:
         before = {q.triple for q in store.quads(file.graph)}
         after = set(file.triples)
-        for triple in before | after:
+        both = before | after
+        for triple in both:
             things.update(t.value for t in (triple.subject, triple.object) if isinstance(t, ox.NamedNode))
         subjects = {t.subject for t in before ^ after}
-        while True:
-            owners = {t.subject for t in before | after if t.object in subjects} - subjects
-            if not any(isinstance(s, ox.BlankNode) for s in subjects) or not owners:
-                break
+        blank = {s for s in subjects if isinstance(s, ox.BlankNode)}
+        while blank:  # up from each changed blank node to the IRIs that hold it
+            owners = {t.subject for t in both if t.object in blank} - subjects
             subjects |= owners
+            blank = {s for s in owners if isinstance(s, ox.BlankNode)}
         rewritten.update(s.value for s in subjects if isinstance(s, ox.NamedNode))
     return things, rewritten
 
@@ -621,10 +622,9 @@ def _load_fast(
             current.update(plan.inferred_add)
             graphs[INFERRED_GRAPH] = sorted(current, key=str)
     with timer.stage("store", len(graphs)):
+        whole = INFERRED_GRAPH in graphs or not patch
+        patched = None if whole else (INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add)
         for store in (publish_to, target) if publish_to is not None else (target,):
-            if INFERRED_GRAPH in graphs or not patch:
-                store.replace_graphs(graphs)
-            else:
-                store.replace_graphs(graphs, patch=(INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add))
+            store.replace_graphs(graphs, patch=patched)
     changed = len(graphs.get(INFERRED_GRAPH, patch))
     return plan.report, changed, tuple(plan.notes)

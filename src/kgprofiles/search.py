@@ -230,18 +230,18 @@ def update_index(
     previous: Path | None,
     path: Path,
     changed: Iterable[str],
-    rewritten: Iterable[str] | None = None,
+    rewritten: Iterable[str],
 ) -> int:
     """Write the index of ``store`` to ``path`` as ``previous`` (the index before a load) with
     only what the load touches re-indexed: each ``changed`` thing that is an item, and the items
-    that show the text of a ``rewritten`` thing (one whose own triples changed; default: every
-    changed thing), found by ``queries/search-index-linked.rq``. A person's file names its
-    topics and organisations: they are re-indexed, but the thousands of people who share them
-    only when the topic's or organisation's own triples change. Without a readable ``previous``,
+    that show the text of a ``rewritten`` thing (one whose own triples changed), found by
+    ``queries/search-index-linked.rq``. A person's file names its topics and organisations: they
+    are re-indexed, but the thousands of people who share them only when the topic's or
+    organisation's own triples change. Without a readable ``previous``,
     or when a load touches too much (``MAX_UPDATED``), the whole index is written. Returns the
     number of documents re-indexed."""
     things = sorted(set(changed))
-    sources = things if rewritten is None else sorted(set(rewritten))
+    sources = sorted(set(rewritten))
     readable = SearchIndex.open(previous) if previous is not None else None
     if readable is not None:
         readable.close()

@@ -38,7 +38,6 @@ class ConstructAsSelect:
     """The SELECT that gives a CONSTRUCT's solutions (``text``), and the template to fill."""
 
     text: str
-    variables: tuple[str, ...]
     template: tuple[tuple[Slot, Slot, Slot], ...]
 
 
@@ -80,7 +79,7 @@ def as_select(sent: str) -> ConstructAsSelect | None:
         isinstance(slot, _Fresh) for triple in template for slot in triple
     )
     head = f"SELECT {'DISTINCT ' if distinct else ''}{' '.join(f'?{v}' for v in variables)} "
-    return ConstructAsSelect(f"{sent[: construct.start]}{head}{sent[end:]}", variables, template)
+    return ConstructAsSelect(f"{sent[: construct.start]}{head}{sent[end:]}", template)
 
 
 def _slot(term: Any) -> Slot:
