@@ -107,3 +107,13 @@ def test_the_select_projects_the_templates_variables(query: str, head: set[str])
 )
 def test_what_cannot_be_read_as_rows_is_sent_as_written(query: str) -> None:
     assert as_select(PROLOGUE + query) is None
+
+
+def test_the_template_of_the_unbound_query_serves_every_binding() -> None:
+    """The views send one CONSTRUCT with other bindings each time: its template is read from the
+    text before the bindings (once), and the SELECT is made from the text as sent."""
+    unbound = PROLOGUE + "CONSTRUCT { ?s ex:p ?o } WHERE { ?s ex:q ?o }"
+    for person in ("a", "b"):
+        sent = unbound.replace("WHERE {", f"WHERE {{ VALUES ?s {{ ex:{person} }}", 1)
+        assert as_select(sent, unbound) == as_select(sent)
+        assert f"VALUES ?s {{ ex:{person} }}" in as_select(sent, unbound).text  # type: ignore[union-attr]

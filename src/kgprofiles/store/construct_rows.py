@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import pyoxigraph as ox
@@ -41,26 +42,14 @@ class ConstructAsSelect:
     template: tuple[tuple[Slot, Slot, Slot], ...]
 
 
-def as_select(sent: str) -> ConstructAsSelect | None:
+def as_select(sent: str, unbound: str | None = None) -> ConstructAsSelect | None:
     """``sent`` (a CONSTRUCT, as it would be sent) as the SELECT of its template's variables:
     DISTINCT unless each solution counts (a LIMIT or OFFSET of its own; a blank node in the
-    template, a new one for each solution). None when it cannot be read so (module docstring)."""
-    from rdflib.plugins.sparql.algebra import translateQuery
-    from rdflib.plugins.sparql.parser import parseQuery
-
-    try:
-        algebra = translateQuery(parseQuery(sent)).algebra
-    except Exception:  # anything rdflib cannot read is sent as written
-        return None
-    template_triples = algebra.get("template")
-    if template_triples is None:  # CONSTRUCT WHERE { a basic graph pattern }: it is the template
-        node = algebra.get("p")
-        while node is not None and getattr(node, "name", None) != "BGP":
-            node = node.get("p")
-        template_triples = node.get("triples") if node is not None else None
-    try:
-        template = tuple(tuple(_slot(term) for term in triple) for triple in template_triples or ())
-    except (TypeError, ValueError):  # a term pyoxigraph cannot hold: sent as written
+    template, a new one for each solution). None when it cannot be read so (module docstring).
+    ``unbound``: the same query before its bindings were written into it, whose template is
+    the same; parsed once per text (``_template``)."""
+    template = _template(unbound if unbound is not None else sent)
+    if template is None:
         return None
     variables = tuple(dict.fromkeys(s for triple in template for s in triple if isinstance(s, str)))
     words = list(scan(sent))
@@ -80,6 +69,30 @@ def as_select(sent: str) -> ConstructAsSelect | None:
     )
     head = f"SELECT {'DISTINCT ' if distinct else ''}{' '.join(f'?{v}' for v in variables)} "
     return ConstructAsSelect(f"{sent[: construct.start]}{head}{sent[end:]}", template)
+
+
+@lru_cache(maxsize=128)
+def _template(query: str) -> tuple[tuple[Slot, Slot, Slot], ...] | None:
+    """The template of a CONSTRUCT (of the short form: its basic graph pattern), read by rdflib:
+    about 35 ms for queries/person-export.rq, so cached by text (the views send the same query
+    with other bindings). None when rdflib cannot read it or pyoxigraph cannot hold a term."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        algebra = translateQuery(parseQuery(query)).algebra
+    except Exception:  # anything rdflib cannot read is sent as written
+        return None
+    template_triples = algebra.get("template")
+    if template_triples is None:  # CONSTRUCT WHERE { a basic graph pattern }: it is the template
+        node = algebra.get("p")
+        while node is not None and getattr(node, "name", None) != "BGP":
+            node = node.get("p")
+        template_triples = node.get("triples") if node is not None else None
+    try:
+        return tuple(tuple(_slot(term) for term in triple) for triple in template_triples or ())
+    except (TypeError, ValueError):  # a term pyoxigraph cannot hold: sent as written
+        return None
 
 
 def _slot(term: Any) -> Slot:

@@ -346,7 +346,8 @@ class RemoteStore:
         pragmas = "" if complete else self._pragmas(sparql)
         text = text.prepend(query_prologue(sparql))
         if form == "CONSTRUCT" and (self.kind.cap_header is not None or self.max_rows is not None):
-            as_rows = as_select(text.sent)  # a cut CONSTRUCT is not said to be cut: read its rows
+            # a cut CONSTRUCT is not said to be cut: read its rows
+            as_rows = as_select(text.sent, query_prologue(sparql) + sparql)
             if as_rows is not None:
                 return self._construct_from_rows(as_rows, pragmas, complete=complete, raw=raw)
         text = text.prepend(pragmas)
