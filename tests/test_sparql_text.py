@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rdflib import Graph, URIRef
 
 from conftest import examples
+from kgprofiles.fast.shapes_model import Unsupported
 from kgprofiles.fast.sparql_text import rewrite_select
 
 EX = "http://example.org/"
@@ -116,3 +117,15 @@ def test_rewritten_queries_give_pyshacls_rows(edges: list[tuple[str, str, str]],
                 values = {**row.asdict(), "this": URIRef(node)}  # type: ignore[union-attr]
                 reference.add(tuple(str(values[n]) if values.get(n) is not None else None for n in names))
         assert fast == reference, name
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT $this WHERE { $this ex:p ?v FILTER NOT EXISTS { $this ex:q ?v }",
+        "SELECT $this WHERE { $this ex:p ?v FILTER NOT EXISTS { $this ex:q ?v ",
+    ],
+)
+def test_a_group_that_does_not_close_is_unsupported_not_a_crash(query: str) -> None:
+    with pytest.raises(Unsupported, match="does not close"):
+        rewrite_select(query, PREFIXES, TARGET)

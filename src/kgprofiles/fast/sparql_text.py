@@ -75,7 +75,11 @@ def rewrite_select(select: str, prefixes: dict[str, str], target: str) -> Rewrit
     opening = next((t for t in lexed if t.kind == "brace" and t.text == "{" and t.start > words[where_at].start), None)
     if opening is None or opening.depth != 0:
         raise Unsupported("an sh:sparql query whose WHERE group cannot be found")
-    closing = next(t for t in lexed if t.kind == "brace" and t.text == "}" and t.depth == 1 and t.start > opening.start)
+    closing = next(
+        (t for t in lexed if t.kind == "brace" and t.text == "}" and t.depth == 1 and t.start > opening.start), None
+    )
+    if closing is None:
+        raise Unsupported("an sh:sparql query whose WHERE group does not close")
     _check_this_positions(lexed, opening, closing)
     body = re.sub(r"\$this\b", "?this", _not_exists_as_minus(select, lexed, opening, closing))
     projection = " ".join(["?this", *(f"?{n}" for n in names if n != "this")])
@@ -128,8 +132,11 @@ def _not_exists_as_minus(select: str, lexed: list[Token], opening: Token, closin
             and [u.text.upper() for u in body[at + 1 : at + 4]] == ["NOT", "EXISTS", "{"]
         ):
             group_open = body[at + 3]
-            group_close = next(u for u in body[at + 4 :] if u.kind == "brace" and u.text == "}" and u.depth == top + 1)
-            candidates.append((t.start, group_close.end, group_open.end, group_close.start))
+            group_close = next(
+                (u for u in body[at + 4 :] if u.kind == "brace" and u.text == "}" and u.depth == top + 1), None
+            )
+            if group_close is not None:  # (else not a group: left as written, for the parser to refuse)
+                candidates.append((t.start, group_close.end, group_open.end, group_close.start))
     kept: list[str] = []
     moved: list[str] = []
     cursor = opening.end
