@@ -75,6 +75,7 @@ def terminate(process: subprocess.Popen[bytes] | None, *, grace_s: float) -> Non
         process.kill()
         process.wait(timeout=10)
 
+
 class OxigraphServer:
     """One ``oxigraph serve`` process over a directory, on 127.0.0.1."""
 
@@ -206,6 +207,7 @@ MaxDirtyBuffers    = 6000
 ThreadsPerQuery    = 2
 MaxSortedTopRows   = {max_rows}
 MaxClientConnections = 8
+TransactionAfterImageLimit = {transaction_bytes}
 
 [HTTPServer]
 ServerPort         = 127.0.0.1:{http_port}
@@ -234,11 +236,13 @@ class VirtuosoServer:
     127.0.0.1 (free HTTP and SQL ports), with a user ``VIRTUOSO_USER`` who may update through
     ``/sparql-auth`` and ``/sparql-graph-crud-auth`` (HTTP Digest); the anonymous ``/sparql``
     only reads. ``max_rows`` is the server's result cap (``ResultSetMaxRows``) and the rows it
-    sorts at most for ORDER BY with LIMIT/OFFSET (``MaxSortedTopRows``)."""
+    sorts at most for ORDER BY with LIMIT/OFFSET (``MaxSortedTopRows``); ``transaction_bytes`` is
+    the most one transaction may log (``TransactionAfterImageLimit``, Virtuoso's default 50 MB)."""
 
-    def __init__(self, directory: Path, max_rows: int = 10_000) -> None:
+    def __init__(self, directory: Path, max_rows: int = 10_000, transaction_bytes: int = 50_000_000) -> None:
         self.directory = directory
         self.max_rows = max_rows
+        self.transaction_bytes = transaction_bytes
         self.http_port = free_port()
         self.sql_port = free_port()
         self.base_url = f"http://127.0.0.1:{self.http_port}"
@@ -268,7 +272,11 @@ class VirtuosoServer:
         ini = self.directory / "virtuoso.ini"
         ini.write_text(
             _VIRTUOSO_INI.format(
-                dir=self.directory, sql_port=self.sql_port, http_port=self.http_port, max_rows=self.max_rows
+                dir=self.directory,
+                sql_port=self.sql_port,
+                http_port=self.http_port,
+                max_rows=self.max_rows,
+                transaction_bytes=self.transaction_bytes,
             )
         )
         first_start = not (self.directory / "virtuoso.db").exists()

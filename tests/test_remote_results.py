@@ -163,14 +163,18 @@ def test_credentials_never_show(tmp_path: Path) -> None:
 def test_kgprofiles_toml_names_the_kind_and_a_credentials_file_never_a_password(tmp_path: Path) -> None:
     (tmp_path / "kgprofiles.toml").write_text(
         '[kgprofiles]\nendpoint = "http://h/sparql"\n[kgprofiles.server]\nkind = "virtuoso"\n'
-        'credentials_file = "secret/credentials.toml"\nmax_rows = 10000\n'
+        'credentials_file = "secret/credentials.toml"\nmax_rows = 10000\ntriples_per_write = 5000\n'
     )
     settings = load_settings(tmp_path)
-    assert (settings.server_kind, settings.credentials_file, settings.server_max_rows) == (
-        "virtuoso",
-        tmp_path / "secret" / "credentials.toml",
-        10000,
-    )
+    assert (
+        settings.server_kind,
+        settings.credentials_file,
+        settings.server_max_rows,
+        settings.server_triples_per_write,
+    ) == ("virtuoso", tmp_path / "secret" / "credentials.toml", 10000, 5000)
+    (tmp_path / "kgprofiles.toml").write_text('[kgprofiles.server]\nkind = "virtuoso"\ntriples_per_write = 0\n')
+    with pytest.raises(InputError, match=r"triples_per_write = 0 is not a whole number of at least 1"):
+        load_settings(tmp_path)
     (tmp_path / "kgprofiles.toml").write_text('[kgprofiles.server]\nkind = "virtuoso"\npassword = "x"\n')
     with pytest.raises(InputError, match=r"credentials do not go in kgprofiles\.toml"):
         load_settings(tmp_path)

@@ -189,3 +189,19 @@ def test_an_update_too_large_for_one_virtuoso_transaction_says_which_setting(fak
         store.update("INSERT DATA { <http://example.org/s> <http://example.org/p> 1 }")
     assert "SR325" in raised.value.message
     assert "TransactionAfterImageLimit" in (raised.value.hint or "")
+
+
+def test_an_error_page_in_html_is_told_as_its_text_with_no_terminal_escapes(fake: FakeServer) -> None:
+    """Virtuoso's Graph Store answers its errors as HTML pages; a hostile server may put terminal
+    escapes in a message. The user reads the page's text, the escapes made harmless."""
+    fake.answer = Answer(
+        "text/html",
+        b"<!DOCTYPE html><html><head><title>T</title><style>p {}</style></head><body><h3>Error 40005</h3>"
+        b"<p>SR325: Transaction aborted &amp; \x1b[2J\x1b]0;owned\x07 cleared</p></body></html>",
+        status=500,
+    )
+    with pytest.raises(RemoteError) as raised:
+        RemoteStore(fake.url).update("INSERT DATA { <http://example.org/s> <http://example.org/p> 1 }")
+    message = raised.value.message
+    assert message.endswith("Error 40005 SR325: Transaction aborted & \ufffd[2J\ufffd]0;owned\ufffd cleared")
+    assert "\x1b" not in message and "\x07" not in message and "<" not in message.split(": ", 1)[1]

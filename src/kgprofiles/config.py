@@ -119,6 +119,7 @@ class Settings:
     server_kind: str = "generic"  # oxigraph, virtuoso, fuseki, graphdb, generic (store/server_kinds.py)
     credentials_file: Path | None = None  # a TOML file with user and password for the server
     server_max_rows: int | None = None  # the server's result cap, when it does not say it cut an answer
+    server_triples_per_write: int | None = None  # most triples one write request carries (kind's default)
     query_timeout_s: float = 30.0
     query_workers: int = 2  # queries that run at once, each in its own process
     query_queue: int = 8  # queries that may wait for a worker; more are refused (503)
@@ -162,10 +163,13 @@ def _base_iri(table: dict[str, object], config_path: Path) -> str:
             f"{config_path}: base_iri: {exc}",
             'give the address your IRIs live under, e.g. base_iri = "https://example.org/whos-who/"',
         ) from exc
-_SERVER_KEYS = {"kind", "credentials_file", "max_rows"}
+
+
+_SERVER_KEYS = {"kind", "credentials_file", "max_rows", "triples_per_write"}
 _SERVER_HINT = (
     "[kgprofiles.server] takes kind (oxigraph, virtuoso, fuseki, graphdb, generic), credentials_file "
-    "(a file with user and password) and max_rows (the server's result cap)"
+    "(a file with user and password), max_rows (the server's result cap) and triples_per_write (the "
+    "most triples one write request may carry)"
 )
 
 
@@ -182,9 +186,10 @@ def _server_table(table: dict[str, object], where: Path) -> dict[str, object]:
     unknown = sorted(set(server) - _SERVER_KEYS)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r} in [kgprofiles.server]", _SERVER_HINT)
-    rows = server.get("max_rows")
-    if rows is not None and (not isinstance(rows, int) or isinstance(rows, bool) or rows < 1):
-        raise InputError(f"{where}: max_rows = {rows!r} is not a whole number of at least 1", _SERVER_HINT)
+    for key in ("max_rows", "triples_per_write"):
+        value = server.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise InputError(f"{where}: {key} = {value!r} is not a whole number of at least 1", _SERVER_HINT)
     return server
 
 
@@ -261,6 +266,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         server_kind=str(os.environ.get("KGPROFILES_SERVER_KIND") or server.get("kind") or "generic"),
         credentials_file=path(server["credentials_file"]) if server.get("credentials_file") else None,
         server_max_rows=server.get("max_rows"),  # type: ignore[arg-type]
+        server_triples_per_write=server.get("triples_per_write"),  # type: ignore[arg-type]
         query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},

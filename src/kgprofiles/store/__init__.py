@@ -56,6 +56,7 @@ def open_store(settings: Settings, *, read_only: bool = False, allow_fetch: bool
             kind=settings.server_kind,
             credentials=credentials_from(settings.credentials_file),
             max_rows=settings.server_max_rows,
+            triples_per_write=settings.server_triples_per_write,
         )
     from kgprofiles.store.oxigraph import OxigraphStore
 

@@ -67,6 +67,10 @@ it on demand). Limits of what a plain SPARQL server allows: while graphs are sta
 leftovers are purged, SPARQL queries over the union default graph can see the staged triples next
 to the old ones; and the server cannot lock, so one writer at a time is the operator's to keep
 (the embedded store enforces it).
+Where requests are not transactions (``_replace_verified``), no write request carries more than
+``triples_per_write`` triples (the kind's, or the toml's): larger graphs go up in slices, a PUT and
+then POSTs (``_upload``), and are never COPYed or MOVEd whole, because Virtuoso refuses a
+transaction whose log passes its limit.
 Costs: each triple crosses the network once, the server stores it twice (staging, then MOVE), and
 each graph's N-Triples text is built in memory before its PUT. Measured against a local
 ``oxigraph serve`` 0.5.13 on disk: replacing a graph of 10,000 triples takes about 1 s; of 100,000
@@ -78,6 +82,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
 import http.client
 import re
 import secrets
@@ -142,6 +147,10 @@ _MESSAGE_LIMIT = 600
 _ERROR_BODY_LIMIT = 64 * 1024  # of an error answer, only the start is read (for its message)
 _CHUNK = 1 << 20
 _XML_DECLARATIONS = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+_HTML_HEAD = re.compile(r"<(head|script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]*>")
+#: Everything but newline and tab below U+0020, DEL and the C1 controls (terminal escapes).
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: The default cap on an answer's size (``[kgprofiles.limits] max_answer_bytes``).
 MAX_ANSWER_BYTES = Limits.max_answer_bytes
 
@@ -254,10 +263,15 @@ def _refuse_xml_declarations(body: bytes, url: str) -> None:
 
 
 def _server_message(body: bytes) -> str:
+    """The message of an error answer, as plain text a terminal shows as it is: an HTML page's text
+    (Virtuoso's Graph Store answers its errors so), control characters replaced, cut short."""
     text = body.decode("utf-8", errors="replace").strip()
     text = text.split("\n\nSPARQL query:", 1)[0].strip()  # Virtuoso repeats the whole request after
-    if text.lstrip().lower().startswith(("<!doctype html", "<html")):
-        return "(an HTML page)"
+    if text.lower().startswith(("<!doctype html", "<html")):
+        text = _HTML_HEAD.sub(" ", text)
+        text = html.unescape(_HTML_TAG.sub(" ", text))
+        text = " ".join(text.split()) or "(an HTML page)"
+    text = _CONTROL_CHARACTERS.sub("\N{REPLACEMENT CHARACTER}", text)
     return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "…"
 
 
@@ -288,6 +302,7 @@ class RemoteStore:
         kind: str | ServerKind | None = None,
         credentials: Credentials | None = None,
         max_rows: int | None = None,
+        triples_per_write: int | None = None,
     ) -> None:
         for url in (query_endpoint, update_endpoint, graph_store_endpoint):
             if url:
@@ -302,6 +317,7 @@ class RemoteStore:
         self.allow_fetch = allow_fetch
         self.credentials = credentials
         self.max_rows = max_rows
+        self.triples_per_write = triples_per_write or self.kind.triples_per_write
         self._opener = opener_for(query_endpoint, credentials)
         self._system_graphs: tuple[str, ...] | None = None
 
@@ -622,13 +638,18 @@ class RemoteStore:
     def _replace_verified(self, graphs: Mapping[str, Iterable[ox.Triple]], dropped: list[str]) -> None:
         """The replace for a server that does not run an update request as one transaction.
 
-        1. Each new graph is PUT into a staging graph and read back: it must hold exactly the
-           triples sent (count and SHA-256), else nothing has changed and the write fails.
+        1. Each new graph is uploaded into a staging graph and read back: it must hold exactly
+           the triples sent (count and SHA-256), else nothing has changed and the write fails.
         2. Each graph about to change is COPYed to a backup graph, read back, compared.
-        3. One update moves the staging graphs into place and drops the dropped graphs.
+        3. Updates move the staging graphs into place and drop the dropped graphs.
         4. The targets are read back: each must be exactly the new graph (or gone).
         5. On any failure from 3 on, every target is restored from its backup and read back; the
-           backups are dropped only once the targets are verified (new or restored)."""
+           backups are dropped only once the targets are verified (new or restored).
+
+        No request carries more than ``triples_per_write`` triples: a graph larger than that is
+        never COPYed or MOVEd (one transaction on the server) but uploaded in slices from the
+        triples in hand (``_upload``): its backup from what was read in 2, the target from the
+        new triples in 3 (over the old ones, in place), the restore from what was read in 2."""
         token = secrets.token_hex(8)
         new: dict[str, frozenset[ox.Triple]] = {}
         staged: dict[str, str | None] = {}
@@ -639,7 +660,7 @@ class RemoteStore:
                 name = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
                 staged[graph] = name if sent else None
                 if sent:
-                    self._put_graph(name, ox.serialize(sent, format=ox.RdfFormat.N_TRIPLES))  # type: ignore[arg-type]
+                    self._upload(name, sent)
             on_server = self._contents([s for s in staged.values() if s])
             for graph, staging in staged.items():
                 if staging is not None:
@@ -655,8 +676,14 @@ class RemoteStore:
             backups = {
                 g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in previous
             }
+            copies: list[tuple[str, int]] = []
+            for graph, backup in backups.items():
+                if self._fits(len(previous[graph])):
+                    copies.append((f"COPY <{graph}> TO <{backup}>", len(previous[graph])))
+                else:
+                    self._upload(backup, previous[graph])
+            self._post_sized(copies)
             if backups:
-                self._post_updates([f"COPY <{g}> TO <{b}>" for g, b in backups.items()])
                 kept = self._contents(list(backups.values()))
                 for graph, backup in backups.items():
                     _verify(f"the backup of <{graph}>", kept.get(backup, frozenset()), previous[graph])
@@ -664,7 +691,20 @@ class RemoteStore:
             self._discard([*[s for s in staged.values() if s], *backups.values()], exc)
             raise
         try:
-            self._post_updates(_swap_operations(staged, dropped))
+            moves: list[tuple[str, int]] = []
+            uploads: list[str] = []
+            for target, staging in staged.items():
+                if staging and not self._fits(len(new[target])):
+                    uploads.append(target)  # in place: the first slice's PUT replaces the old triples
+                    continue
+                moves += _dropping(target)
+                if staging:
+                    moves.append((f"MOVE {graph_node(staging)} TO {graph_node(target)}", 2 * len(new[target])))
+            for graph in dropped:
+                moves += _dropping(graph)
+            self._post_sized(moves)
+            for target in uploads:
+                self._upload(target, new[target])
             after = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> after the swap", after.get(graph, frozenset()), new.get(graph, frozenset()))
@@ -674,11 +714,42 @@ class RemoteStore:
             raise
         self._discard([*[s for s in staged.values() if s], *backups.values()], None)
 
+    def _fits(self, triples: int) -> bool:
+        """Whether one write request may carry ``triples`` triples."""
+        return self.triples_per_write is None or triples <= self.triples_per_write
+
+    def _upload(self, graph: str, triples: Iterable[ox.Triple]) -> None:
+        """Replace ``graph`` by the triples (as stored: skolem IRIs) through the Graph Store
+        Protocol: one PUT, or, past ``triples_per_write``, a PUT of the first slice and a POST
+        (which adds) of each other, each its own request."""
+        ordered = list(triples)
+        step = self.triples_per_write or len(ordered) or 1
+        for at in range(0, len(ordered) or 1, step):
+            body = ox.serialize(ordered[at : at + step], format=ox.RdfFormat.N_TRIPLES) or b""
+            if at == 0:
+                self._put_graph(graph, body)
+            else:
+                self._send("POST", self._graph_url(graph), body, "application/n-triples")
+
+    def _post_sized(self, operations: Sequence[tuple[str, int]]) -> None:
+        """Update operations, each with the triples it writes, in requests of at most 100
+        operations and ``triples_per_write`` triples."""
+        batch: list[str] = []
+        weight = 0
+        for operation, triples in operations:
+            if batch and (len(batch) == _OPERATIONS_PER_REQUEST or not self._fits(weight + triples)):
+                self._post_update(SparqlText.of(" ;\n".join(batch)))
+                batch, weight = [], 0
+            batch.append(operation)
+            weight += triples
+        if batch:
+            self._post_update(SparqlText.of(" ;\n".join(batch)))
+
     def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
         """Apply a patch where requests are not transactions: in requests of at most
         ``_PATCH_TRIPLES`` triples, then checked; if anything fails, undone and checked."""
         try:
-            self._post_updates(_patch_operations(graph, remove, add), per_request=1)
+            self._post_patch(graph, remove, add)
             self._check_patch(graph, remove, add)
         except BaseException as exc:
             self._undo_patch((graph, remove, add), exc)
@@ -688,7 +759,7 @@ class RemoteStore:
         """The patch's inverse, checked; a failure to undo is told in ``cause``'s hint."""
         graph, remove, add = patch
         try:
-            self._post_updates(_patch_operations(graph, add, remove), per_request=1)
+            self._post_patch(graph, add, remove)
             self._check_patch(graph, add, remove)
         except KgError as exc:
             if isinstance(cause, KgError):
@@ -723,12 +794,22 @@ class RemoteStore:
         previous: Mapping[str, frozenset[ox.Triple]],
         cause: BaseException,
     ) -> None:
-        """Put every touched graph back as it was, from its backup, and check it; the backups
-        are dropped only if every graph is back."""
-        operations = [f"DROP SILENT GRAPH <{g}>" for g in touched]
-        operations += [f"COPY <{b}> TO <{g}>" for g, b in backups.items()]
+        """Put every touched graph back as it was, from its backup (a graph too large to COPY in
+        one request: uploaded again from ``previous``), and check it; the backups are dropped
+        only if every graph is back."""
         try:
-            self._post_updates(operations)
+            operations: list[tuple[str, int]] = []
+            uploads: list[str] = []
+            for graph in touched:
+                if graph in backups and not self._fits(len(previous[graph])):
+                    uploads.append(graph)
+                    continue
+                operations += _dropping(graph)
+                if graph in backups:
+                    operations.append((f"COPY <{backups[graph]}> TO <{graph}>", len(previous[graph])))
+            self._post_sized(operations)
+            for graph in uploads:
+                self._upload(graph, previous[graph])
             now = self._contents(touched)
             for graph in touched:
                 _verify(f"<{graph}> restored", now.get(graph, frozenset()), previous.get(graph, frozenset()))
@@ -755,7 +836,7 @@ class RemoteStore:
         if not graphs:
             return
         try:
-            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in graphs])
+            self._post_sized([operation for g in graphs for operation in _dropping(g)])
         except KgError as exc:
             if isinstance(cause, KgError):
                 note = f"staging graphs may remain on the server ({exc.message}); the next write removes them"
@@ -767,7 +848,7 @@ class RemoteStore:
 
     def drop_graph(self, graph: str) -> None:
         """Remove one named graph (no error if absent)."""
-        self._post_update(SparqlText.of(f"DROP SILENT GRAPH {graph_node(graph)}"))
+        self._post_update(SparqlText.of(" ;\n".join(operation for operation, _ in _dropping(graph))))
 
     def purge_staging(self) -> list[str]:
         """Drop staging graphs left behind by an upload that failed while the server was away;
@@ -775,7 +856,7 @@ class RemoteStore:
         ``backups()``). Only safe while no other client is replacing graphs."""
         staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g))]
         if staging:
-            self._post_updates([f"DROP SILENT GRAPH <{g}>" for g in staging])
+            self._post_sized([operation for g in staging for operation in _dropping(g)])
         return staging
 
     def backups(self) -> list[str]:
@@ -842,11 +923,10 @@ class RemoteStore:
         with contextlib.suppress(urllib.error.URLError, OSError, http.client.HTTPException):
             self._opener.open(urllib.request.Request(url, method="HEAD"), timeout=self.timeout_s).close()
 
-    def _post_updates(self, operations: list[str], per_request: int = 100) -> None:
-        """Update operations in requests of at most ``per_request`` (Virtuoso refuses a request of
-        a thousand: "Query too large"); only where a request is not one transaction anyway."""
-        for at in range(0, len(operations), per_request):
-            self._post_update(SparqlText.of(" ;\n".join(operations[at : at + per_request])))
+    def _post_patch(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
+        """A patch's DELETE DATA and INSERT DATA operations, sized for ``triples_per_write``."""
+        size = min(_PATCH_TRIPLES, self.triples_per_write or _PATCH_TRIPLES)
+        self._post_sized([(op, size) for op in _patch_operations(graph, remove, add, size)])
 
     def _http_error(self, url: str, exc: urllib.error.HTTPError, text: SparqlText | None) -> KgError:
         try:
@@ -866,17 +946,20 @@ class RemoteStore:
         hint = NEEDED_HINT if refused and self.credentials is None else None
         if _TOO_LARGE_FOR_ONE_TRANSACTION in message:
             hint = (
-                "one update was larger than the server lets one transaction be: raise "
-                "TransactionAfterImageLimit in the [Parameters] of virtuoso.ini (50,000,000 bytes by "
-                "default; a graph of about a million triples needs more), restart it, and run the command again"
+                f"one request ({self.triples_per_write or 'any number of'} triples at most) was larger than the "
+                "server lets one transaction be: lower triples_per_write in [kgprofiles.server] of "
+                "kgprofiles.toml, or raise TransactionAfterImageLimit in the [Parameters] of virtuoso.ini "
+                "(50,000,000 bytes by default) and restart it; then run the command again"
             )
         return RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}", hint)
 
 
+#: Update operations in one request at most (Virtuoso refuses a request of a thousand: "Query too large").
+_OPERATIONS_PER_REQUEST = 100
 #: Reads of graph contents name at most this many graphs in one query.
 _GRAPHS_PER_READ = 200
 #: Virtuoso's refusal of an update whose transaction log would pass TransactionAfterImageLimit
-#: (10,000 synthetic people: the MOVE of a 1.35 M-triple inferred graph).
+#: (10,000 synthetic people, before writes were sliced: the MOVE of a 1.35 M-triple inferred graph).
 _TOO_LARGE_FOR_ONE_TRANSACTION = "SR325"
 #: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
 _SORT_REFUSED = "Sorted TOP clause"
@@ -912,14 +995,24 @@ def is_internal(graph: str) -> bool:
     return graph.startswith((STAGING_GRAPH_PREFIX, BACKUP_GRAPH_PREFIX))
 
 
-def _patch_operations(graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> list[str]:
-    """DELETE DATA and INSERT DATA operations, ``_PATCH_TRIPLES`` triples each (no blank nodes)."""
+def _patch_operations(
+    graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple], size: int = _PATCH_TRIPLES
+) -> list[str]:
+    """DELETE DATA and INSERT DATA operations, at most ``size`` triples each (no blank nodes;
+    Virtuoso's parser runs out of memory near 5,000 triples in one)."""
     node = graph_node(graph)
     operations: list[str] = []
     for verb, triples in (("DELETE", remove), ("INSERT", add)):
-        for at in range(0, len(triples), _PATCH_TRIPLES):
-            operations.append(f"{verb} DATA {{ {data_block(node, triples[at : at + _PATCH_TRIPLES])} }}")
+        for at in range(0, len(triples), size):
+            operations.append(f"{verb} DATA {{ {data_block(node, triples[at : at + size])} }}")
     return operations
+
+
+def _dropping(graph: str) -> list[tuple[str, int]]:
+    """The operations that remove a graph, with the triples they write: none, for Virtuoso
+    logs a DROP of a large graph past its transaction limit (SR325) but not a CLEAR."""
+    node = graph_node(graph)
+    return [(f"CLEAR SILENT GRAPH {node}", 0), (f"DROP SILENT GRAPH {node}", 0)]
 
 
 def _swap_operations(staged: Mapping[str, str | None], dropped: Iterable[str]) -> list[str]:

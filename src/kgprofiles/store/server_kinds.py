@@ -12,7 +12,11 @@ A remote server is a kind, not a guess (``kind`` in ``[kgprofiles.server]`` of k
   say (``max_rows`` in the toml);
 * whether it answers booleans as ``"1"^^xsd:integer`` (``integer_booleans``);
 * the graphs it keeps for itself (``system_graph_prefixes``): never listed, exported or read as
-  part of the default graph.
+  part of the default graph;
+* the most triples one write request may carry (``triples_per_write``; ``triples_per_write`` in
+  the toml overrides it): Virtuoso aborts a transaction whose log passes its
+  ``TransactionAfterImageLimit`` (error SR325), and a PUT, COPY or MOVE of a graph is one
+  transaction, so larger graphs go up in slices (``store/remote.py``).
 
 ``generic`` is any SPARQL 1.1 server with the Graph Store Protocol: nothing is assumed of it, so
 it gets the verified replace.
@@ -44,6 +48,7 @@ class ServerKind:
     integer_booleans: bool = False
     sorted_rows_limit: int | None = None  # rows it sorts at most for ORDER BY … LIMIT/OFFSET
     system_graph_prefixes: tuple[str, ...] = ()
+    triples_per_write: int | None = None  # None: a write request carries any number of triples
     guarantee: str = ""
 
     def endpoints(self, query_endpoint: str, authenticated: bool = False) -> tuple[str, str | None]:
@@ -90,6 +95,9 @@ KINDS: dict[str, ServerKind] = {
             cap_header="X-SPARQL-MaxRows",
             integer_booleans=True,
             sorted_rows_limit=10_000,  # MaxSortedTopRows
+            # 50 MB of transaction log (the default TransactionAfterImageLimit) held a 1.5 M-triple
+            # COPY of short triples but not the MOVE of a 1.35 M-triple inferred graph
+            triples_per_write=20_000,
             system_graph_prefixes=(
                 "http://www.openlinksw.com/",
                 "http://www.w3.org/ns/ldp#",

@@ -1,0 +1,159 @@
+"""Graphs larger than one Virtuoso transaction: Virtuoso aborts a transaction whose log passes its
+``TransactionAfterImageLimit`` (error SR325), and a PUT, COPY or MOVE of a graph is one
+transaction. At the default 50 MB, the MOVE of the inferred graph of 10,000 synthetic people (1.35 M
+triples) was refused and no build of that size could finish. Here the test server's limit is
+lowered to 1 MB (a PUT of about 2,500 short triples), and kgprofiles writes at most
+``triples_per_write`` triples per request: large graphs go up in slices, are backed up and restored
+in slices, and are never COPYed or MOVEd whole."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from typer.testing import CliRunner
+
+from fault_proxy import AFTER_500, fault_proxy
+from kgprofiles.cli import app
+from kgprofiles.errors import RemoteError
+from kgprofiles.store.oxigraph import serialize_dataset
+from kgprofiles.store.remote import RemoteStore, is_internal
+from servers import VirtuosoServer
+
+ROOT = Path(__file__).resolve().parents[1]
+EX = "http://example.org/"
+G1, G2 = (
+    "https://w3id.org/kgprofiles/graph/file/example/one.ttl",
+    "https://w3id.org/kgprofiles/graph/file/example/two.ttl",
+)
+LARGE = 6_000  # triples: more than twice what one transaction of the test server holds (about 2,500)
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def small_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """A Virtuoso whose transactions may log 1 MB at most (Virtuoso's default: 50 MB)."""
+    with VirtuosoServer(tmp_path_factory.mktemp("virtuoso-small-log"), transaction_bytes=1_000_000) as server:
+        yield server
+
+
+def triples(label: str, n: int = LARGE) -> list[ox.Triple]:
+    return [
+        ox.Triple(ox.NamedNode(f"{EX}s{i}"), ox.NamedNode(f"{EX}p{i % 7}"), ox.Literal(f"{label} {i}"))
+        for i in range(n)
+    ]
+
+
+def store(server: VirtuosoServer, triples_per_write: int | None = 1_000) -> RemoteStore:
+    return RemoteStore(
+        server.query_endpoint,
+        kind="virtuoso",
+        credentials=server.credentials,
+        triples_per_write=triples_per_write,
+        timeout_s=60,
+    )
+
+
+def contents(remote: RemoteStore, *graphs: str) -> bytes:
+    return serialize_dataset(remote._quads_of(list(graphs)), ox.RdfFormat.N_QUADS)
+
+
+def test_one_request_past_the_servers_limit_is_refused_and_the_hint_names_both_settings(
+    small_log: VirtuosoServer,
+) -> None:
+    """What kgprofiles did before it sliced its writes: the server refuses, nothing is lost."""
+    small_log.clear()
+    whole = store(small_log, triples_per_write=10 * LARGE)
+    with pytest.raises(RemoteError, match="SR325") as refused:
+        whole.replace_graphs({G1: triples("first")})
+    assert "triples_per_write" in (refused.value.hint or "") and "TransactionAfterImageLimit" in (
+        refused.value.hint or ""
+    )
+    assert contents(whole, G1) == b"" and [g for g in whole._listed_graphs() if is_internal(g)] == []
+
+
+def test_a_graph_larger_than_one_transaction_is_written_replaced_and_dropped_in_slices(
+    small_log: VirtuosoServer,
+) -> None:
+    small_log.clear()
+    remote = store(small_log)
+    first, second = triples("first"), triples("second", LARGE + 500)
+    remote.replace_graphs({G1: first, G2: triples("small", 10)})  # staged and written in slices
+    assert contents(remote, G1) == serialize_dataset(
+        (ox.Quad(*t, ox.NamedNode(G1)) for t in first), ox.RdfFormat.N_QUADS
+    )
+    remote.replace_graphs({G1: second})  # backed up in slices, replaced in place
+    expected = serialize_dataset((ox.Quad(*t, ox.NamedNode(G1)) for t in second), ox.RdfFormat.N_QUADS)
+    assert contents(remote, G1) == expected and contents(remote, G2).count(b"\n") == 10
+    remote.replace_graphs({}, drop=[G1, G2])  # a DROP of the large graph alone would be refused
+    assert contents(remote, G1, G2) == b"" and [g for g in remote._listed_graphs() if is_internal(g)] == []
+
+
+def _first_slice_posted_to_the_target() -> Callable[[str, str, bytes], int | str | None]:
+    """A rule for the fault proxy: the server fails once, after the first POSTed slice of the new
+    graph reached its target (half a graph there); the restore's own requests go through."""
+    failed: list[str] = []
+
+    def rule(method: str, path: str, body: bytes) -> int | str | None:
+        to_target = method == "POST" and "graph=" in path and "staging" not in path and "backup" not in path
+        if to_target and not failed:
+            failed.append(path)
+            return AFTER_500
+        return None
+
+    return rule
+
+
+def test_a_failure_between_slices_restores_the_large_graph_from_its_slices(small_log: VirtuosoServer) -> None:
+    small_log.clear()
+    direct = store(small_log)
+    direct.replace_graphs({G1: triples("before")})
+    before = contents(direct, G1)
+    with fault_proxy(small_log.base_url, _first_slice_posted_to_the_target(), authenticated_only=True) as proxy:
+        proxied = RemoteStore(
+            f"{proxy}/sparql", kind="virtuoso", credentials=small_log.credentials, triples_per_write=1_000, timeout_s=60
+        )
+        with pytest.raises(RemoteError) as failed:
+            proxied.replace_graphs({G1: triples("after")})
+    assert "previous graphs are back" in (failed.value.hint or "")
+    assert contents(direct, G1) == before and before.count(b"\n") == LARGE
+    assert [g for g in direct._listed_graphs() if is_internal(g)] == []
+
+
+def test_build_of_a_graph_larger_than_one_transaction_with_triples_per_write_in_the_toml(
+    small_log: VirtuosoServer, tmp_path: Path
+) -> None:
+    """20 synthetic people (bench/generate.py): an inferred graph larger than three writes.
+    With ``triples_per_write`` in kgprofiles.toml the build lands whole; the export equals an
+    embedded build's."""
+    small_log.clear()
+    data = tmp_path / "people-20"
+    generator = ROOT / "bench" / "generate.py"
+    subprocess.run(
+        [sys.executable, str(generator), "--people", "20", "--seed", "3", "--out", str(data)],
+        check=True,
+        capture_output=True,
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kgprofiles.toml").write_text(
+        '[kgprofiles]\nbase_iri = "https://w3id.org/kgprofiles/id/"\nstore = "store"\n'
+        '[kgprofiles.server]\nkind = "virtuoso"\ntriples_per_write = 500\n'
+    )
+    env = {**small_log.credentials_env, "KGPROFILES_DATA": str(data)}
+
+    def kg(*args: str) -> str:
+        result = runner.invoke(app, ["--project", str(project), *args], env=env)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    built = kg("build", "--endpoint", small_log.query_endpoint, "--quiet")
+    inferred = int(built.split(" inferred")[0].rsplit(" ", 1)[1].replace(",", ""))
+    assert inferred > 3 * 500, built  # larger than one write: it went up in slices
+    remote = sorted(kg("export", "--format", "nq", "--endpoint", small_log.query_endpoint).splitlines())
+    kg("build", "--store", str(tmp_path / "embedded"), "--quiet")
+    assert remote == sorted(kg("export", "--format", "nq", "--store", str(tmp_path / "embedded")).splitlines())
