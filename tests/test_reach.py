@@ -6,14 +6,17 @@ so what is read from the far end must also be read from the near one."""
 
 from __future__ import annotations
 
+import json
 from itertools import count
 
 import pyoxigraph as ox
 import pytest
 
+from kgprofiles.fast import reach
 from kgprofiles.fast.reach import neighbourhood, sparql_edges
 
 EX = "http://example.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
 
 
 def node(name: str) -> ox.NamedNode:
@@ -47,3 +50,65 @@ def test_a_path_taken_zero_times_reads_on_from_its_start(path: str) -> None:
     bound = select.replace("$this", "?this").replace("WHERE {", f"WHERE {{ VALUES ?this {{ {node('a')} }}", 1)
     answer = evaluated.query(f"PREFIX ex: <{EX}> {bound}")
     assert [str(row["z"]) for row in answer] == [str(node("c"))]  # type: ignore[union-attr, index]
+
+
+# -- the disk cache: a query's edges are parsed once, not in every process --------------------
+
+#: every kind of slot the cache writes: variables, a blank node, IRIs, literals with a language
+#: and with a datatype, a path (its middle variables), and a UNION.
+CACHED = (
+    'SELECT $this WHERE { $this ex:p "a"@en ; ex:q 1 ; ex:r [ ex:s ?y ] . { ?y ex:t+ ex:c } UNION { ?y ^ex:u ?z } }'
+)
+#: a UNION branch whose variables are not reached from $this: refused (ValueError).
+REFUSED = "SELECT $this WHERE { { $this ex:p ?x } UNION { ?y ex:q ?z } }"
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """An empty cache directory, and no edges remembered in this process."""
+    monkeypatch.setenv("KGPROFILES_CACHE_DIR", str(tmp_path))
+    reach._cached_edges.cache_clear()
+    yield tmp_path / "reach"
+    reach._cached_edges.cache_clear()
+
+
+def unparsable(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the query was parsed again")
+
+
+def test_edges_are_read_back_from_the_disk_cache_without_parsing(fresh_cache, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    parsed = sparql_edges(CACHED, {"ex": EX}, count())
+    assert len(list(fresh_cache.glob("*.json"))) == 1
+    reach._cached_edges.cache_clear()  # as in the next process
+    monkeypatch.setattr(reach, "prepareQuery", unparsable)
+    assert sparql_edges(CACHED, {"ex": EX}, count()) == parsed
+    literals = {slot for edge in parsed for slot in (edge.subject, edge.object) if isinstance(slot, ox.Literal)}
+    assert literals == {ox.Literal("a", language="en"), ox.Literal("1", datatype=ox.NamedNode(XSD + "integer"))}
+    # two queries in one plan never share a variable (but ?this)
+    first, second = sparql_edges(CACHED, {"ex": EX}, count(0)), sparql_edges(CACHED, {"ex": EX}, count(1))
+    names = [{s for e in edges for s in (e.subject, e.object) if isinstance(s, str)} for edges in (first, second)]
+    assert names[0] & names[1] == {"?this"}
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ['{"format": 1, "edges": [[', '{"format": 1, "edges": [[1, 2, 3]]}', '{"format": 1}', "[]", "\x00"],
+    ids=["truncated", "wrong-shape", "no-edges", "a-list", "binary"],
+)
+def test_a_damaged_cache_entry_is_parsed_again_and_written_whole(fresh_cache, damage: str) -> None:  # type: ignore[no-untyped-def]
+    parsed = sparql_edges(CACHED, {"ex": EX}, count())
+    (entry,) = fresh_cache.glob("*.json")
+    entry.write_text(damage)
+    reach._cached_edges.cache_clear()
+    assert sparql_edges(CACHED, {"ex": EX}, count()) == parsed
+    assert json.loads(entry.read_text())["format"] == 1
+
+
+def test_a_refused_query_is_refused_again_from_the_cache(fresh_cache, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="UNION branch") as first:
+        sparql_edges(REFUSED, {"ex": EX}, count())
+    reach._cached_edges.cache_clear()
+    monkeypatch.setattr(reach, "prepareQuery", unparsable)
+    with pytest.raises(ValueError) as again:
+        sparql_edges(REFUSED, {"ex": EX}, count())
+    assert str(again.value) == str(first.value)

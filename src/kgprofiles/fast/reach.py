@@ -13,11 +13,14 @@ not all connected to ``?this`` through variables cannot be scoped (``Reach.unsco
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import count
 
 import pyoxigraph as ox
+import rdflib
 from rdflib import BNode, Literal, URIRef, Variable
 from rdflib.namespace import RDF, RDFS
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
@@ -25,6 +28,7 @@ from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Node
 
+from kgprofiles.fast.disk_cache import cache_dir, log, made_by, read_json, write_json
 from kgprofiles.fast.shapes_model import Shape, ShapesPlan
 from kgprofiles.fast.sparql_text import default_prefixes
 from kgprofiles.terms import to_oxigraph
@@ -37,6 +41,10 @@ SUBCLASS = ox.NamedNode(str(RDFS.subClassOf))
 #: The "predicate" of an edge whose two ends are the same node (a ``*`` or ``?`` path taken zero
 #: times): whatever one end reaches, the other reaches, and no triple is read for it.
 SAME_NODE = ox.NamedNode("urn:x-kgprofiles:reach:same-node")
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_CACHE_FORMAT = 1
+_CACHE_WHAT = "shape reach cache"
+_MADE_BY = ("reach.py", "sparql_text.py")  # the edges, and the default prefixes
 
 
 @dataclass(frozen=True)
@@ -132,20 +140,103 @@ def _member_edges(member: Shape, node: str, fresh: count) -> list[Edge]:
 
 def sparql_edges(select: str, prefixes: dict[str, str], fresh: count) -> list[Edge]:
     """The triple patterns (and property paths) of an sh:sparql SELECT, as edges; ``$this`` is
-    ``?this``, other variables get a prefix of their own. Raises ValueError for what it cannot
-    follow, or when some UNION branch binds a variable only through edges the search would not
-    follow from ``?this`` (see ``orient``)."""
+    ``?this``, other variables get a prefix of their own (``?q<n>_``). Raises ValueError for what
+    it cannot follow, or when some UNION branch binds a variable only through edges the search
+    would not follow from ``?this`` (see ``orient``).
+
+    Parsing the SELECT with rdflib costs about 0.1 s a query, in every process that loads: the
+    edges (or the ValueError) of each query text are kept on disk (``disk_cache``), named by the
+    text, its prefixes, rdflib's version and this module's source."""
+    prefix = f"?q{next(fresh)}_"
+    return [
+        Edge(_prefixed(e.subject, prefix), e.predicate, _prefixed(e.object, prefix))
+        for e in _query_edges(select, prefixes)
+    ]
+
+
+def _prefixed(slot: Slot, prefix: str) -> Slot:
+    return f"{prefix}{slot[1:]}" if isinstance(slot, str) and slot != "?this" else slot
+
+
+def _query_edges(select: str, prefixes: dict[str, str]) -> tuple[Edge, ...]:
+    """``sparql_edges`` before its variables are made unique: from the disk cache, else parsed."""
+    key = tuple(sorted((str(k), str(v)) for k, v in prefixes.items()))
+    return _cached_edges(select, key)
+
+
+@lru_cache(maxsize=256)
+def _cached_edges(select: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[Edge, ...]:
+    made = made_by(str(_CACHE_FORMAT), rdflib.__version__, select, json.dumps(prefixes), sources=_MADE_BY)
+    path = cache_dir() / "reach" / f"{made[:40]}.json"
+    raw = read_json(path, _CACHE_WHAT)
+    if raw is not None:
+        try:
+            if raw["format"] == _CACHE_FORMAT and isinstance(raw.get("error"), str):
+                raise ValueError(raw["error"])
+            if raw["format"] == _CACHE_FORMAT:
+                return tuple(_decoded(edge) for edge in raw["edges"])
+        except (KeyError, TypeError, IndexError) as exc:
+            log.warning("%s: ignoring %s (%s)", _CACHE_WHAT, path, exc)
+    try:
+        edges = _parsed_edges(select, dict(prefixes))
+    except ValueError as exc:
+        write_json(path, {"format": _CACHE_FORMAT, "error": str(exc)}, _CACHE_WHAT)
+        raise
+    write_json(path, {"format": _CACHE_FORMAT, "edges": [_encoded(e) for e in edges]}, _CACHE_WHAT)
+    return edges
+
+
+def _parsed_edges(select: str, prefixes: dict[str, str]) -> tuple[Edge, ...]:
     namespaces = default_prefixes()
     namespaces.update(prefixes)
     query = prepareQuery(select, initNs=namespaces)
-    prefix = f"?q{next(fresh)}_"
+    fresh = count()
+    blanks: dict[BNode, str] = {}
     tagged: list[tuple[Edge, frozenset[tuple[int, int]]]] = []
     for (s, p, o), tags in _triples(query.algebra, frozenset(), count()):
-        for edge in _path_edges(_slot(s, prefix), p, _slot(o, prefix), fresh):
+        for edge in _path_edges(_slot(s, blanks), p, _slot(o, blanks), fresh):
             tagged.append((edge, tags))
-    edges = [e for e, _ in tagged]
     _check_branches(tagged)
-    return edges
+    return tuple(e for e, _ in tagged)
+
+
+def _encoded(edge: Edge) -> list[object]:
+    return [_encoded_slot(edge.subject), edge.predicate.value if edge.predicate else None, _encoded_slot(edge.object)]
+
+
+def _encoded_slot(slot: Slot) -> list[str | None]:
+    if isinstance(slot, str):
+        return ["v", slot]
+    if isinstance(slot, ox.NamedNode):
+        return ["n", slot.value]
+    if isinstance(slot, ox.BlankNode):
+        return ["b", slot.value]
+    return ["l", slot.value, slot.datatype.value, slot.language]
+
+
+def _decoded(raw: list[object]) -> Edge:
+    subject, predicate, object_ = raw
+    if predicate is not None and not isinstance(predicate, str):
+        raise TypeError(f"not a predicate: {predicate!r}")
+    return Edge(_decoded_slot(subject), ox.NamedNode(predicate) if predicate else None, _decoded_slot(object_))
+
+
+def _decoded_slot(raw: object) -> Slot:
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, str | None) for x in raw):
+        raise TypeError(f"not a slot: {raw!r}")
+    kind, value, *literal = raw
+    if kind == "v" and isinstance(value, str) and value.startswith("?"):
+        return value
+    if kind == "n" and isinstance(value, str):
+        return ox.NamedNode(value)
+    if kind == "b" and isinstance(value, str):
+        return ox.BlankNode(value)
+    if kind == "l" and isinstance(value, str) and len(literal) == 2:
+        datatype, language = literal
+        if language:
+            return ox.Literal(value, language=language)
+        return ox.Literal(value, datatype=ox.NamedNode(datatype or XSD_STRING))
+    raise TypeError(f"not a slot: {raw!r}")
 
 
 def _triples(
@@ -198,11 +289,11 @@ def _check_branches(tagged: list[tuple[Edge, frozenset[tuple[int, int]]]]) -> No
             raise ValueError("a UNION branch binds variables the neighbourhood search would not reach")
 
 
-def _slot(term: Node, prefix: str) -> Slot:
+def _slot(term: Node, blanks: dict[BNode, str]) -> Slot:
     if isinstance(term, Variable):
-        return "?this" if str(term) == "this" else f"{prefix}{term}"
-    if isinstance(term, BNode):
-        return f"{prefix}_b{term}"  # a blank node in a query pattern is a variable
+        return "?this" if str(term) == "this" else f"?v:{term}"  # apart from the paths' ?_p<n>, ?_m<n>
+    if isinstance(term, BNode):  # a blank node in a query pattern is a variable (numbered in order)
+        return blanks.setdefault(term, f"?b:{len(blanks)}")
     if isinstance(term, URIRef | Literal):
         return to_oxigraph(term)  # type: ignore[return-value]
     raise ValueError(f"cannot follow {term!r}")

@@ -12,16 +12,12 @@ temporary file renamed into place), so two processes never read half a plan.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import owlrl
 
+from kgprofiles.fast.disk_cache import cache_dir, log, made_by, read_json, write_json
 from kgprofiles.store import rdf_syntax
 
 if TYPE_CHECKING:
@@ -29,36 +25,27 @@ if TYPE_CHECKING:
 
     from kgprofiles.fast.rules import RulesPlan
 
-log = logging.getLogger("kgprofiles.fast")
+__all__ = ["cache_dir", "plan_path", "read_plan", "write_plan"]
+
 _FORMAT = 1
 _MADE_BY = ("rules.py", "../infer.py")  # the compiler and the closure it compiles
-
-
-def cache_dir() -> Path:
-    """Where kgprofiles keeps what it can compute again: ``KGPROFILES_CACHE_DIR``, else the
-    XDG cache directory."""
-    explicit = os.environ.get("KGPROFILES_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "kgprofiles"
+_WHAT = "compiled rules cache"
 
 
 def plan_path(ontology_key: str) -> Path:
     """The file of the plan for an ontology whose content digest is ``ontology_key``."""
-    made_by = hashlib.sha256(f"{_FORMAT} {owlrl.__version__}".encode())
-    here = Path(__file__).parent
-    for name in _MADE_BY:
-        made_by.update((here / name).read_bytes())
-    return cache_dir() / "rules" / f"{ontology_key[:32]}-{made_by.hexdigest()[:16]}.json"
+    made = made_by(str(_FORMAT), owlrl.__version__, sources=_MADE_BY)
+    return cache_dir() / "rules" / f"{ontology_key[:32]}-{made[:16]}.json"
 
 
 def read_plan(path: Path) -> RulesPlan | None:
     """The plan stored at ``path``, or None when there is none or it cannot be read whole."""
     from kgprofiles.fast.rules import RulesPlan
 
+    raw = read_json(path, _WHAT)
+    if not isinstance(raw, dict):
+        return None
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
         if raw.get("format") != _FORMAT:
             return None
         return RulesPlan(
@@ -74,10 +61,8 @@ def read_plan(path: Path) -> RulesPlan | None:
             disjoint={(str(a), str(b)) for a, b in raw["disjoint"]},
             unsupported=_strings(raw["unsupported"]),
         )
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, SyntaxError) as exc:
-        log.warning("compiled rules cache: ignoring %s (%s)", path, exc)
+    except (ValueError, TypeError, KeyError, AttributeError, SyntaxError) as exc:
+        log.warning("%s: ignoring %s (%s)", _WHAT, path, exc)
         return None
 
 
@@ -97,18 +82,7 @@ def write_plan(path: Path, plan: RulesPlan) -> None:
         "disjoint": sorted([a, b] for a, b in plan.disjoint),
         "unsupported": list(plan.unsupported),
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(data, out)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        log.info("compiled rules cache: not written to %s (%s)", path, exc)
+    write_json(path, data, _WHAT)
 
 
 def _ntriples(triples: list[ox.Triple]) -> str:
