@@ -80,7 +80,7 @@ def test_edges_are_read_back_from_the_disk_cache_without_parsing(fresh_cache, mo
     parsed = sparql_edges(CACHED, {"ex": EX}, count())
     assert len(list(fresh_cache.glob("*.json"))) == 1
     reach._cached_edges.cache_clear()  # as in the next process
-    monkeypatch.setattr(reach, "prepareQuery", unparsable)
+    monkeypatch.setattr(reach, "_parsed_edges", unparsable)
     assert sparql_edges(CACHED, {"ex": EX}, count()) == parsed
     literals = {slot for edge in parsed for slot in (edge.subject, edge.object) if isinstance(slot, ox.Literal)}
     assert literals == {ox.Literal("a", language="en"), ox.Literal("1", datatype=ox.NamedNode(XSD + "integer"))}
@@ -108,7 +108,7 @@ def test_a_refused_query_is_refused_again_from_the_cache(fresh_cache, monkeypatc
     with pytest.raises(ValueError, match="UNION branch") as first:
         sparql_edges(REFUSED, {"ex": EX}, count())
     reach._cached_edges.cache_clear()
-    monkeypatch.setattr(reach, "prepareQuery", unparsable)
+    monkeypatch.setattr(reach, "_parsed_edges", unparsable)
     with pytest.raises(ValueError) as again:
         sparql_edges(REFUSED, {"ex": EX}, count())
     assert str(again.value) == str(first.value)

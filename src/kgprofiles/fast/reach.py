@@ -24,8 +24,6 @@ import rdflib
 from rdflib import BNode, Literal, URIRef, Variable
 from rdflib.namespace import RDF, RDFS
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
-from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Node
 
 from kgprofiles.fast.disk_cache import cache_dir, log, made_by, read_json, write_json
@@ -187,6 +185,8 @@ def _cached_edges(select: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[E
 
 
 def _parsed_edges(select: str, prefixes: dict[str, str]) -> tuple[Edge, ...]:
+    from rdflib.plugins.sparql import prepareQuery  # 0.2 s to import: only when not cached
+
     namespaces = default_prefixes()
     namespaces.update(prefixes)
     query = prepareQuery(select, initNs=namespaces)
@@ -243,6 +243,8 @@ def _triples(
     node: object, tags: frozenset[tuple[int, int]], unions: count
 ) -> Iterable[tuple[tuple[Node, object, Node], frozenset[tuple[int, int]]]]:
     """Triple patterns, each with the UNION branches (union id, side) it belongs to."""
+    from rdflib.plugins.sparql.parserutils import CompValue  # imported with the parser, when not cached
+
     if isinstance(node, CompValue):
         if node.name == "BGP":
             for triple in node.get("triples", []):  # type: ignore[arg-type]
