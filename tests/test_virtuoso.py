@@ -186,6 +186,28 @@ def test_a_server_failing_mid_publish_leaves_the_previous_graphs_byte_for_byte(v
         direct.replace_graphs({}, drop=[G1, G2])
 
 
+def test_a_swap_answered_but_not_done_is_caught_when_the_counts_match(virtuoso: VirtuosoServer) -> None:
+    """After the swap the targets are counted, not read whole: a new graph of the same size as
+    the old, and a server that answers the MOVE with 200 without doing it. The staging graph
+    still holding its triples gives it away; the old graph stays."""
+    direct = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    old = [
+        ox.Triple(ox.NamedNode(EX + "ada"), ox.NamedNode(EX + "knows"), ox.NamedNode(EX + f"p{n}")) for n in range(30)
+    ]
+    new = [ox.Triple(ox.NamedNode(EX + "ada"), ox.NamedNode(EX + "met"), ox.NamedNode(EX + f"p{n}")) for n in range(30)]
+    direct.replace_graphs({G1: old})
+    before = serialize_dataset(direct._quads_of([G1]), ox.RdfFormat.N_QUADS)
+    try:
+        with fault_proxy(virtuoso.base_url, _swap(200), authenticated_only=True) as proxy:
+            proxied = RemoteStore(f"{proxy}/sparql", kind="virtuoso", credentials=virtuoso.credentials, timeout_s=10)
+            with pytest.raises(RemoteError, match=r"the staging graph .* holds 30 triple\(s\), not the 0 expected"):
+                proxied.replace_graphs({G1: new})
+        assert serialize_dataset(direct._quads_of([G1]), ox.RdfFormat.N_QUADS) == before
+        assert [g for g in direct._listed_graphs() if is_internal(g)] == []
+    finally:
+        direct.replace_graphs({}, drop=[G1])
+
+
 # -- nothing cut short at the server's cap -------------------------------------------------------
 
 

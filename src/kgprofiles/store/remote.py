@@ -10,8 +10,8 @@ Requirements on the server:
 * The server is of a known kind (``server_kinds.py``): oxigraph, virtuoso, fuseki, graphdb or
   generic. A kind that runs one update request as one transaction (Oxigraph, Fuseki, GraphDB) gets
   the atomic replace below; the others (Virtuoso, generic) get the verified replace
-  (``_replace_verified``): staged and read back, old graphs backed up and read back, swapped,
-  read back, restored from the backups on any failure.
+  (``_replace_verified``): staged and read back whole, old graphs backed up and counted, swapped,
+  counted, restored from the backups on any failure.
 
 Endpoints. ``query_endpoint`` is required. When the update or Graph Store endpoint is not given,
 it is the kind's, from the query endpoint (oxigraph and generic: a last path segment ``query`` or
@@ -638,18 +638,22 @@ class RemoteStore:
     def _replace_verified(self, graphs: Mapping[str, Iterable[ox.Triple]], dropped: list[str]) -> None:
         """The replace for a server that does not run an update request as one transaction.
 
-        1. Each new graph is uploaded into a staging graph and read back: it must hold exactly
-           the triples sent (count and SHA-256), else nothing has changed and the write fails.
-        2. Each graph about to change is COPYed to a backup graph, read back, compared.
+        1. Each new graph is uploaded into a staging graph and read back whole: it must hold
+           exactly the triples sent (count and SHA-256), else nothing has changed and the write
+           fails. This proves the server stores what is sent, term for term.
+        2. Each graph about to change is COPYed to a backup graph; the backup's count must be
+           the graph's.
         3. Updates move the staging graphs into place and drop the dropped graphs.
-        4. The targets are read back: each must be exactly the new graph (or gone).
-        5. On any failure from 3 on, every target is restored from its backup and read back; the
+        4. Each target must now hold the new graph's count of triples and each moved staging
+           graph none (a server that answered without moving is caught here).
+        5. On any failure from 3 on, every target is restored from its backup and counted; the
            backups are dropped only once the targets are verified (new or restored).
 
         No request carries more than ``triples_per_write`` triples: a graph larger than that is
         never COPYed or MOVEd (one transaction on the server) but uploaded in slices from the
-        triples in hand (``_upload``): its backup from what was read in 2, the target from the
-        new triples in 3 (over the old ones, in place), the restore from what was read in 2."""
+        triples in hand (``_upload``): its backup from its triples read in 2 (only such graphs
+        are read whole), the target from the new triples in 3 (over the old ones, in place), the
+        restore from what was read in 2."""
         token = secrets.token_hex(8)
         new: dict[str, frozenset[ox.Triple]] = {}
         staged: dict[str, str | None] = {}
@@ -670,23 +674,26 @@ class RemoteStore:
             raise
         touched = [*graphs, *dropped]
         backups: dict[str, str] = {}
+        previous: dict[str, frozenset[ox.Triple]] = {}
         try:
-            previous = self._contents(touched)
+            sizes = self._counts(touched)
+            large = [g for g in touched if not self._fits(sizes.get(g, 0))]
+            previous = self._contents(large)
             # the backup's name says whose it is: <backup/token/the target's IRI, percent-encoded>
             backups = {
-                g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in previous
+                g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in sizes
             }
             copies: list[tuple[str, int]] = []
             for graph, backup in backups.items():
-                if self._fits(len(previous[graph])):
-                    copies.append((f"COPY <{graph}> TO <{backup}>", len(previous[graph])))
-                else:
+                if graph in previous:
                     self._upload(backup, previous[graph])
+                else:
+                    copies.append((f"COPY <{graph}> TO <{backup}>", sizes[graph]))
             self._post_sized(copies)
             if backups:
-                kept = self._contents(list(backups.values()))
+                kept = self._counts(list(backups.values()))
                 for graph, backup in backups.items():
-                    _verify(f"the backup of <{graph}>", kept.get(backup, frozenset()), previous[graph])
+                    _check_count(f"the backup of <{graph}>", kept.get(backup, 0), sizes[graph])
         except BaseException as exc:
             self._discard([*[s for s in staged.values() if s], *backups.values()], exc)
             raise
@@ -705,11 +712,14 @@ class RemoteStore:
             self._post_sized(moves)
             for target in uploads:
                 self._upload(target, new[target])
-            after = self._contents(touched)
+            moved = [s for g, s in staged.items() if s and g not in uploads]
+            after = self._counts([*touched, *moved])
             for graph in touched:
-                _verify(f"<{graph}> after the swap", after.get(graph, frozenset()), new.get(graph, frozenset()))
+                _check_count(f"<{graph}> after the swap", after.get(graph, 0), len(new.get(graph, ())))
+            for staging in moved:
+                _check_count(f"the staging graph <{staging}> after the swap", after.get(staging, 0), 0)
         except BaseException as exc:
-            self._restore(touched, backups, previous, exc)
+            self._restore(touched, backups, sizes, previous, exc)
             self._discard([s for s in staged.values() if s], exc)
             raise
         self._discard([*[s for s in staged.values() if s], *backups.values()], None)
@@ -791,28 +801,27 @@ class RemoteStore:
         self,
         touched: list[str],
         backups: Mapping[str, str],
+        sizes: Mapping[str, int],
         previous: Mapping[str, frozenset[ox.Triple]],
         cause: BaseException,
     ) -> None:
         """Put every touched graph back as it was, from its backup (a graph too large to COPY in
-        one request: uploaded again from ``previous``), and check it; the backups are dropped
-        only if every graph is back."""
+        one request: uploaded again from ``previous``), and count it (``sizes``: the counts
+        before); the backups are dropped only if every graph is back."""
         try:
             operations: list[tuple[str, int]] = []
-            uploads: list[str] = []
             for graph in touched:
-                if graph in backups and not self._fits(len(previous[graph])):
-                    uploads.append(graph)
-                    continue
+                if graph in previous:
+                    continue  # uploaded below, in place
                 operations += _dropping(graph)
                 if graph in backups:
-                    operations.append((f"COPY <{backups[graph]}> TO <{graph}>", len(previous[graph])))
+                    operations.append((f"COPY <{backups[graph]}> TO <{graph}>", sizes[graph]))
             self._post_sized(operations)
-            for graph in uploads:
-                self._upload(graph, previous[graph])
-            now = self._contents(touched)
+            for graph, triples in previous.items():
+                self._upload(graph, triples)
+            now = self._counts(touched)
             for graph in touched:
-                _verify(f"<{graph}> restored", now.get(graph, frozenset()), previous.get(graph, frozenset()))
+                _check_count(f"<{graph}> restored", now.get(graph, 0), sizes.get(graph, 0))
         except KgError as exc:
             if isinstance(cause, KgError):
                 kept = ", ".join(f"<{b}> (of <{g}>)" for g, b in backups.items())
@@ -831,6 +840,18 @@ class RemoteStore:
         for quad in self._quads_of(graphs, raw=True):
             found.setdefault(quad.graph_name.value, set()).add(quad.triple)  # type: ignore[union-attr]
         return {g: frozenset(t) for g, t in found.items()}
+
+    def _counts(self, graphs: list[str]) -> dict[str, int]:
+        """The number of triples in each of ``graphs`` that is not empty (counted by the server,
+        ``_GRAPHS_PER_READ`` graphs a query)."""
+        found: dict[str, int] = {}
+        for at in range(0, len(graphs), _GRAPHS_PER_READ):
+            group = " ".join(str(graph_node(g)) for g in graphs[at : at + _GRAPHS_PER_READ])
+            for row in self._select_rows(_COUNTS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=True):
+                graph, counted = row.get("g"), row.get("n")
+                if isinstance(graph, ox.NamedNode) and isinstance(counted, ox.Literal) and counted.value.isdigit():
+                    found[graph.value] = int(counted.value)
+        return found
 
     def _discard(self, graphs: list[str], cause: BaseException | None) -> None:
         if not graphs:
@@ -973,6 +994,7 @@ _ALL_GRAPHS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 #: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
 _GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
 _QUADS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
+_COUNTS = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 
 
 def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Triple]) -> None:
@@ -981,6 +1003,15 @@ def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Tripl
         raise RemoteError(
             f"{what} holds {len(found)} triple(s) (SHA-256 {_digest(found)[:12]}), not the "
             f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered",
+            "nothing was lost: the previous graphs are kept until a write is verified",
+        )
+
+
+def _check_count(what: str, found: int, expected: int) -> None:
+    """A RemoteError unless the server holds ``expected`` triples where it holds ``found``."""
+    if found != expected:
+        raise RemoteError(
+            f"{what} holds {found} triple(s), not the {expected} expected: the server did not do what it answered",
             "nothing was lost: the previous graphs are kept until a write is verified",
         )
 
