@@ -115,10 +115,21 @@ def test_virtuoso_own_graphs_stay_out_of_the_default_graph_and_the_graph_list(
     assert store.query("ASK { ?s ?p ?o }") is True
 
 
-def test_writing_needs_credentials_and_a_401_says_which_variables(virtuoso: VirtuosoServer) -> None:
+def test_writing_needs_credentials_and_a_401_says_which_variables(virtuoso: VirtuosoServer, tmp_path: Path) -> None:
     count = ("query", "-e", "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }", "--endpoint", virtuoso.query_endpoint)
     before = kg(*count)
-    code, out = kg("build", "--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso", "--quiet")
+    data = tmp_path / "data"  # one file less: the build has a graph to drop (else it writes nothing)
+    shutil.copytree(ROOT / "data", data)
+    (data / "people" / "jane-xu.ttl").unlink()
+    code, out = kg(
+        "build",
+        "--endpoint",
+        virtuoso.query_endpoint,
+        "--server-kind",
+        "virtuoso",
+        "--quiet",
+        env={"KGPROFILES_DATA": str(data)},
+    )
     assert code == 4 and "KGPROFILES_SERVER_USER and KGPROFILES_SERVER_PASSWORD" in out and "Traceback" not in out
     wrong = "not-the-password-7x"
     store = RemoteStore(
@@ -206,6 +217,36 @@ def test_a_swap_answered_but_not_done_is_caught_when_the_counts_match(virtuoso: 
         assert [g for g in direct._listed_graphs() if is_internal(g)] == []
     finally:
         direct.replace_graphs({}, drop=[G1])
+
+
+def test_a_rebuild_writes_only_the_graphs_that_changed(virtuoso: VirtuosoServer) -> None:
+    """Each target already holding its new triples is left alone: the same graphs again write
+    nothing; one changed graph is the only one staged and moved."""
+    direct = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    one = [
+        ox.Triple(ox.NamedNode(EX + "ada"), ox.NamedNode(EX + "knows"), ox.NamedNode(EX + f"p{n}")) for n in range(30)
+    ]
+    two = [ox.Triple(ox.NamedNode(EX + "grace"), ox.NamedNode(EX + "name"), ox.Literal("Grace", language="en"))]
+    direct.replace_graphs({G1: one, G2: two})
+    seen: list[tuple[str, str, bytes]] = []
+
+    def record(method: str, path: str, body: bytes) -> None:
+        seen.append((method, path, body))
+
+    try:
+        with fault_proxy(virtuoso.base_url, record) as proxy:
+            proxied = RemoteStore(f"{proxy}/sparql", kind="virtuoso", credentials=virtuoso.credentials, timeout_s=10)
+            proxied.replace_graphs({G1: one, G2: two})
+            writes = [(m, p) for m, p, _ in seen if m == "PUT" or p.startswith(("/sparql-auth", "/sparql-graph-crud"))]
+            assert seen and writes == []
+            seen.clear()
+            proxied.replace_graphs({G1: one, G2: [*two, ox.Triple(two[0].subject, two[0].predicate, ox.Literal("G."))]})
+        assert len({p for m, p, _ in seen if m == "PUT"}) == 1  # G2's staging graph (asked twice: Digest)
+        moves = [b for _, _, b in seen if b"MOVE" in b]
+        assert len(moves) == 1 and G2.encode() in moves[0] and G1.encode() not in moves[0]
+        assert len(direct._contents([G2])[G2]) == 2 and len(direct._contents([G1])[G1]) == 30
+    finally:
+        direct.replace_graphs({}, drop=[G1, G2])
 
 
 # -- nothing cut short at the server's cap -------------------------------------------------------

@@ -638,6 +638,8 @@ class RemoteStore:
     def _replace_verified(self, graphs: Mapping[str, Iterable[ox.Triple]], dropped: list[str]) -> None:
         """The replace for a server that does not run an update request as one transaction.
 
+        0. The targets are counted; one whose count is the new graph's is read whole, and left
+           alone if it already holds the new graph.
         1. Each new graph is uploaded into a staging graph and read back whole: it must hold
            exactly the triples sent (count and SHA-256), else nothing has changed and the write
            fails. This proves the server stores what is sent, term for term.
@@ -655,12 +657,16 @@ class RemoteStore:
         are read whole), the target from the new triples in 3 (over the old ones, in place), the
         restore from what was read in 2."""
         token = secrets.token_hex(8)
-        new: dict[str, frozenset[ox.Triple]] = {}
+        wanted = {g: frozenset(skolemize(as_triple(x)) for x in triples) for g, triples in graphs.items()}
+        sizes = self._counts([*wanted, *dropped])
+        # 0. a graph that already holds exactly what is wanted is left alone (read whole only
+        #    where the counts agree: a rebuild that changed one file writes two graphs)
+        current = self._contents([g for g, t in wanted.items() if t and sizes.get(g) == len(t)])
+        new = {g: t for g, t in wanted.items() if current.get(g) != t and (t or g in sizes)}
+        dropped = [g for g in dropped if g in sizes]
         staged: dict[str, str | None] = {}
         try:
-            for n, (graph, triples) in enumerate(graphs.items()):
-                sent = frozenset(skolemize(as_triple(x)) for x in triples)
-                new[graph] = sent
+            for n, (graph, sent) in enumerate(new.items()):
                 name = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
                 staged[graph] = name if sent else None
                 if sent:
@@ -672,13 +678,12 @@ class RemoteStore:
         except BaseException as exc:
             self._discard([s for s in staged.values() if s], exc)
             raise
-        touched = [*graphs, *dropped]
+        touched = [*new, *dropped]
         backups: dict[str, str] = {}
         previous: dict[str, frozenset[ox.Triple]] = {}
         try:
-            sizes = self._counts(touched)
             large = [g for g in touched if not self._fits(sizes.get(g, 0))]
-            previous = self._contents(large)
+            previous = self._contents(large)  # (a graph read in 0 is unchanged: not touched)
             # the backup's name says whose it is: <backup/token/the target's IRI, percent-encoded>
             backups = {
                 g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in sizes
