@@ -486,7 +486,9 @@ def test_remote_failed_swap_changes_nothing(oxigraph_server: OxigraphServer) -> 
 
 
 def test_remote_server_stopping_mid_upload_changes_nothing(oxigraph_server: OxigraphServer) -> None:
-    store = RemoteStore(oxigraph_server.query_endpoint, timeout_s=5)
+    """The staged replace (kind oxigraph) uploads graph after graph: the server goes away after
+    the first; the verified replace (generic) reads every graph before its first request."""
+    store = RemoteStore(oxigraph_server.query_endpoint, timeout_s=5, kind="oxigraph")
     store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
     before = snapshot(store)
 
