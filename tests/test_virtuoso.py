@@ -8,6 +8,7 @@ for this module; the store contract itself runs on Virtuoso in tests/test_store_
 from __future__ import annotations
 
 import shutil
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -395,3 +396,27 @@ def test_a_one_file_load_gives_what_a_full_build_gives(virtuoso: VirtuosoServer,
     remote = sorted_export("--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso", env=env)
     assert remote == sorted_export("--store", store, env=env)
     assert any('"Quetzal"' in line for line in remote)
+
+
+def test_a_one_file_load_reads_what_it_touches_not_the_whole_graph(virtuoso: VirtuosoServer, tmp_path: Path) -> None:
+    """Every read of quads in a load names what it looks for (a VALUES clause): no request reads
+    every quad of the server, as the scratch copy of all its graphs did before."""
+    seeded(virtuoso)
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    person = data / "people" / "jane-xu.ttl"
+    person.write_text(person.read_text().replace('kgp:name "Jane Xu"', 'kgp:name "Jane Xu" ; kgp:altName "Quetzal"'))
+    bodies: list[str] = []
+
+    def record(method: str, path: str, body: bytes) -> None:
+        if method == "POST" and path.startswith("/sparql") and b"query=" in body:
+            bodies.append(urllib.parse.parse_qs(body.decode())["query"][0])
+
+    with fault_proxy(virtuoso.base_url, record) as proxy:
+        env = writer_env(virtuoso, KGPROFILES_DATA=str(data))
+        code, out = kg("load", str(person), "--endpoint", f"{proxy}/sparql", env=env)
+        found = kg("search", "quetzal", "--endpoint", f"{proxy}/sparql", env=env)
+    assert code == 0, out
+    scans = [b for b in bodies if "SELECT ?g ?s ?p ?o" in b and "VALUES" not in b]  # every quad
+    assert bodies and scans == []
+    assert found[0] == 0 and "Jane Xu" in found[1]  # the search index kept for the server is current

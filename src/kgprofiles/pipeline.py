@@ -4,10 +4,9 @@ orchestration in kgprofiles; the CLI and the web call it."""
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +22,6 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
-from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, update_index, write_index
 from kgprofiles.store import engine, generations
 from kgprofiles.store.base import Store
@@ -446,9 +444,10 @@ def load(
     """Add or replace single files in the built store without a full rebuild, all or nothing.
 
     Only what the files touch is validated and re-inferred (``fast.plan_load``: the neighbourhood
-    the shapes can read, and a patch of the inferred graph). On a remote store the plan is made
-    on a scratch copy of its graphs, and the server gets the files' graphs and the patch in one
-    ``replace_graphs``. With ``reference=True``, the files are validated with pyshacl against the
+    the shapes can read, and a patch of the inferred graph). On a remote store the plan asks
+    the server for each quad pattern it looks up (``RemoteStore.quads_for_pattern``: what the
+    load touches, never the whole graph), the server gets the files' graphs and the patch in one
+    ``replace_graphs``, and the search index kept for it re-indexes what the files touch. With ``reference=True``, the files are validated with pyshacl against the
     rest of the store's data and the whole closure is recomputed with owlrl.
 
     On disk, the load writes a new generation (a copy of the published one: hard links, not
@@ -480,24 +479,35 @@ def load(
     else:
         own = store is None
         other = open_store(settings) if store is None else store
-        stack = ExitStack()
         try:
             if reference:
                 report, inferred_count, notes = _load_reference(other, files, settings, timer)
-                source: Store = other
+                with _search_index(settings, other, other, timer) as place_index:
+                    place_index()
             elif isinstance(other, OxigraphStore):
                 report, inferred_count, notes = _load_fast(other, files, settings, timer)
-                source = other
+                with _search_index(settings, other, other, timer) as place_index:
+                    place_index()
             else:
-                copy = stack.enter_context(_scratch_copy(other, timer))
-                report, inferred_count, notes = _load_fast(copy, files, settings, timer, publish_to=other)
-                source = copy  # the same graphs as the server's now
-            with _search_index(settings, source, other, timer) as place_index:
-                place_index()
+                # a server: only what the load touches is read (each pattern the plan looks up, a query)
+                changed, rewritten = _things_in(other, files)
+                report, inferred_count, notes = _load_fast(other, files, settings, timer)
+                with timer.stage("index"):
+                    _update_remote_index(settings, other, changed, rewritten)
         finally:
-            stack.close()
             if own:
                 other.close()
+    return _report(files, inferred_count, report, settings, timer, notes)
+
+
+def _report(
+    files: Sequence[SourceFile],
+    inferred_count: int,
+    report: ValidationReport,
+    settings: Settings,
+    timer: _Timer,
+    notes: tuple[str, ...],
+) -> BuildReport:
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),
@@ -509,18 +519,14 @@ def load(
     )
 
 
-@contextmanager
-def _scratch_copy(store: Store, timer: _Timer) -> Iterator[OxigraphStore]:
-    """Every graph of ``store`` in a scratch store on disk, removed after the block."""
-    directory = make_scratch_dir("load")
-    copy = OxigraphStore(directory / "copy")
-    try:
-        with timer.stage("copy"):
-            copy.bulk_load(store.quads())
-        yield copy
-    finally:
-        copy.close()
-        shutil.rmtree(directory, ignore_errors=True)
+def _update_remote_index(settings: Settings, server: Store, changed: set[str], rewritten: set[str]) -> None:
+    """The search index of a server's graph after a load: the index kept beside the project's
+    store with what the load touched re-indexed (the whole index if there was none)."""
+    path = remote_index_path(settings)
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    update_index(server, settings.queries_dir, path if path.exists() else None, path, changed, rewritten)
 
 
 def _things_in(store: Store, files: Sequence[SourceFile]) -> tuple[set[str], set[str]]:
@@ -568,19 +574,18 @@ def _load_reference(
 
 
 def _load_fast(
-    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer, publish_to: Store | None = None
+    target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
 ) -> tuple[ValidationReport, int, tuple[str, ...]]:
-    """The fast load planned on ``target`` and written to it; with ``publish_to`` (the server
-    ``target`` is a copy of), written there first, in one ``replace_graphs``."""
+    """The fast load planned on ``target`` (embedded, or a server: each quad pattern the plan
+    looks up, a query) and written to it in one ``replace_graphs``."""
     from kgprofiles.fast import infer_triples
     from kgprofiles.fast.incremental import plan_load
-    from kgprofiles.store.oxigraph import OxigraphStore, has_blank_nodes
+    from kgprofiles.store.oxigraph import has_blank_nodes
 
-    assert isinstance(target, OxigraphStore)
     ontology = load_ontology(settings.ontology_dir)
     with timer.stage("validate"):
         plan = plan_load(
-            target.store,
+            target,
             files,
             load_shapes(settings.shapes_dir),
             ontology,
@@ -624,7 +629,6 @@ def _load_fast(
     with timer.stage("store", len(graphs)):
         whole = INFERRED_GRAPH in graphs or not patch
         patched = None if whole else (INFERRED_GRAPH, plan.inferred_remove, plan.inferred_add)
-        for store in (publish_to, target) if publish_to is not None else (target,):
-            store.replace_graphs(graphs, patch=patched)
+        target.replace_graphs(graphs, patch=patched)
     changed = len(graphs.get(INFERRED_GRAPH, patch))
     return plan.report, changed, tuple(plan.notes)

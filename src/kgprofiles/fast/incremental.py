@@ -82,8 +82,7 @@ def plan_load(
     ``inferred_remove`` from and insert ``inferred_add`` into the inferred graph. The budgets:
     see ``validate_store`` and ``Closure``."""
     started = time.perf_counter()
-    ox_store = engine.engine_of(store)
-    view = DataView(ox_store, files, prefix)
+    view = DataView(engine.patterns_of(store), files, prefix)
     plan = LoadPlan(ValidationReport((), tuple(f.display for f in files)))
     plan.report = _validate(view, files, shapes, ontology, plan.notes, validation_budget)
     plan.seconds["validate"] = time.perf_counter() - started

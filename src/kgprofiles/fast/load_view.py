@@ -28,7 +28,7 @@ class DataView:
     the store's canonical form) and as parsed (``raw``); the replaced graphs' triples once
     (``old``). Every lookup is indexed: its cost grows with its answer, not with the load."""
 
-    def __init__(self, store: engine.Engine, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
+    def __init__(self, store: engine.Patterns, files: Sequence[SourceFile], prefix: str = FILE_GRAPH_PREFIX) -> None:
         self.store = store
         self.prefix = prefix
         self.replaced = {ox.NamedNode(f.graph) for f in files}

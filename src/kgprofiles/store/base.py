@@ -129,6 +129,17 @@ class Store(Protocol):
         """Every quad, or those of one named graph."""
         ...
 
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | ox.Triple | None,
+        predicate: ox.NamedNode | None,
+        object: Term | ox.Triple | None,
+        graph_name: ox.NamedNode | None = None,
+    ) -> Iterator[ox.Quad]:
+        """The quads matching a pattern (None: any; any graph but a write's own staging graphs),
+        as pyoxigraph's ``Store.quads_for_pattern``; read lazily where the backend can."""
+        ...
+
     def dump(self, fmt: ox.RdfFormat) -> bytes:
         """The whole dataset (N-Quads, TriG) or the union of graphs (Turtle, N-Triples), as the
         backend serialises it."""

@@ -285,6 +285,17 @@ class OxigraphStore:
             return iter(self.store.quads_for_pattern(None, None, None, graph_node(graph)))
         return (q for q in self.store.quads_for_pattern(None, None, None, None) if not is_staging(q.graph_name))
 
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | ox.Triple | None,
+        predicate: ox.NamedNode | None,
+        object: Term | ox.Triple | None,
+        graph_name: ox.NamedNode | None = None,
+    ) -> Iterator[ox.Quad]:
+        """The quads matching a pattern (None: any), staging graphs left out; lazily."""
+        found = self.store.quads_for_pattern(subject, predicate, object, graph_name)
+        return found if graph_name is not None else (q for q in found if not is_staging(q.graph_name))
+
     def dump(self, fmt: ox.RdfFormat) -> bytes:
         """N-Quads/TriG: every quad. Triple formats: the distinct triples of all graphs.
 

@@ -548,6 +548,37 @@ class RemoteStore:
         quads = (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows)  # type: ignore[arg-type]
         return iter([q for q in quads if self._is_data(q.graph_name)])
 
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | ox.Triple | None,
+        predicate: ox.NamedNode | None,
+        object: Term | ox.Triple | None,
+        graph_name: ox.NamedNode | None = None,
+    ) -> Iterator[ox.Quad]:
+        """The quads matching a pattern (None: any) in the project's graphs, one query a pattern:
+        first the first ``_FIRST_QUADS`` (a caller that looks at a few and stops asks no more),
+        then, if there may be more, the whole answer (read page by page where the server caps
+        answers), without the quads already given."""
+        bound = (("s", subject), ("p", predicate), ("o", object), ("g", graph_name))
+        bindings: dict[str, Term] = {name: term for name, term in bound if term is not None}  # type: ignore[misc]
+        given: set[ox.Quad] = set()
+        for quad in self._pattern(f"{_QUADS} LIMIT {_FIRST_QUADS}", bindings):
+            given.add(quad)
+            yield quad
+        if len(given) < _FIRST_QUADS:
+            return
+        yield from (quad for quad in self._pattern(_QUADS, bindings) if quad not in given)
+
+    def _pattern(self, sparql: str, bindings: Mapping[str, Term]) -> list[ox.Quad]:
+        result = self.query(sparql, bindings)
+        if not isinstance(result, SelectResult):
+            raise RemoteError(f"{self.query_endpoint} did not answer a SELECT with rows")
+        return [
+            ox.Quad(row["s"], row["p"], row["o"], row["g"])  # type: ignore[arg-type]
+            for row in result.rows
+            if self._is_data(row.get("g")) and isinstance(row.get("s"), ox.NamedNode | ox.BlankNode)
+        ]
+
     def _quads_of(self, graphs: list[str], raw: bool = False) -> list[ox.Quad]:
         """The quads of ``graphs``, read whole (a group of graphs a query, page by page where the
         server caps answers)."""
@@ -999,6 +1030,8 @@ _ALL_GRAPHS = "SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 #: Where ``GRAPH ?g {}`` lists the graphs (Oxigraph does; Virtuoso answers one empty row).
 _GRAPHS_OF_KIND = {"oxigraph": "SELECT DISTINCT ?g WHERE { GRAPH ?g {} }"}
 _QUADS = "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
+#: ``quads_for_pattern`` asks for this many quads first (callers that scan stop after 64).
+_FIRST_QUADS = 128
 _COUNTS = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 
 
