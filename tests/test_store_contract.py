@@ -275,6 +275,32 @@ def test_quads_of_all_graphs_and_of_one(loaded: Store) -> None:
     assert list(loaded.quads(EX + "no-such-graph")) == []
 
 
+def test_quads_for_pattern_on_every_backend(store: Store) -> None:
+    """What ``load`` plans with: the same quads for each pattern on every backend, blank nodes
+    included (a server stores them as skolem IRIs and gives them back), and a long answer whole
+    (a server gives the first 128, then the rest)."""
+    role = ox.BlankNode("role")
+    many = [t(ALAN, node("wrote"), node(f"paper{n}")) for n in range(300)]
+    store.replace_graphs({G1: [*ADA_GRAPH, t(ADA, node("role"), role), t(role, NAME, ox.Literal("Analyst"))], G2: many})
+    g1, g2 = ox.NamedNode(G1), ox.NamedNode(G2)
+
+    def found(s, p, o, g=None):  # type: ignore[no-untyped-def]
+        return sorted(map(str, store.quads_for_pattern(s, p, o, g)))
+
+    assert found(ADA, None, None) == sorted(
+        str(ox.Quad(x.subject, x.predicate, x.object, g1)) for x in [*ADA_GRAPH, t(ADA, node("role"), role)]
+    )
+    assert found(None, NAME, ox.Literal("Ada Lovelace", language="en")) == [str(ox.Quad(*ADA_GRAPH[0], g1))]
+    assert found(None, AGE, ox.Literal("36", datatype=ox.NamedNode(XSD + "integer")), g1) == [
+        str(ox.Quad(*ADA_GRAPH[1], g1))
+    ]
+    assert found(role, None, None) == [str(ox.Quad(role, NAME, ox.Literal("Analyst"), g1))]
+    assert found(None, None, None, g2) == sorted(str(ox.Quad(*x, g2)) for x in many)  # past the first 128
+    assert found(None, node("wrote"), None, g1) == [] and found(GRACE, None, None) == []
+    first = next(iter(store.quads_for_pattern(None, node("wrote"), None)))
+    assert first in {ox.Quad(*x, g2) for x in many}
+
+
 def test_dump_nquads_round_trips_isomorphically(store: Store) -> None:
     b1, b2 = ox.BlankNode("role1"), ox.BlankNode("role2")
     graphs = {
