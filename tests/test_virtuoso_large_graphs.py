@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -22,6 +23,7 @@ from kgprofiles.cli import app
 from kgprofiles.errors import RemoteError
 from kgprofiles.store.oxigraph import serialize_dataset
 from kgprofiles.store.remote import RemoteStore, is_internal
+from kgprofiles.store.server_kinds import KINDS
 from servers import VirtuosoServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +32,7 @@ G1, G2 = (
     "https://w3id.org/kgprofiles/graph/file/example/one.ttl",
     "https://w3id.org/kgprofiles/graph/file/example/two.ttl",
 )
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 LARGE = 6_000  # triples: more than twice what one transaction of the test server holds (about 2,500)
 runner = CliRunner()
 
@@ -157,3 +160,29 @@ def test_build_of_a_graph_larger_than_one_transaction_with_triples_per_write_in_
     remote = sorted(kg("export", "--format", "nq", "--endpoint", small_log.query_endpoint).splitlines())
     kg("build", "--store", str(tmp_path / "embedded"), "--quiet")
     assert remote == sorted(kg("export", "--format", "nq", "--store", str(tmp_path / "embedded")).splitlines())
+
+
+def test_a_graph_past_the_rows_the_server_sorts_is_read_in_parts_not_pages(virtuoso_server: VirtuosoServer) -> None:
+    """Virtuoso sorts at most MaxSortedTopRows rows (the session server: 1,000, its result cap
+    too); past that, pages have no order and each OFFSET walks every row before it, which made
+    reading a graph of millions of triples take hours. A large graph is read by predicate, and
+    a predicate with many triples and few objects (rdf:type) by object: no part needs a page."""
+    kind = replace(KINDS["virtuoso"], sorted_rows_limit=1_000)
+    typed = [ox.Triple(ox.NamedNode(f"{EX}s{i}"), RDF_TYPE, ox.NamedNode(f"{EX}C{i % 3}")) for i in range(1_500)]
+    valued = [
+        ox.Triple(ox.NamedNode(f"{EX}s{i}"), ox.NamedNode(f"{EX}p{i % 6}"), ox.Literal(f"v{i}")) for i in range(2_400)
+    ]
+    direct = RemoteStore(virtuoso_server.query_endpoint, kind=kind, credentials=virtuoso_server.credentials)
+    direct.replace_graphs({G1: [*typed, *valued]})
+    queries: list[bytes] = []
+
+    def record(method: str, path: str, body: bytes) -> None:
+        queries.append(body)
+
+    with fault_proxy(virtuoso_server.base_url, record) as proxy:
+        proxied = RemoteStore(f"{proxy}/sparql", kind=kind)
+        read = sorted(map(str, proxied.quads(G1)))
+        exported = sorted(map(str, proxied.quads()))
+    assert read == exported == sorted(str(ox.Quad(*t, ox.NamedNode(G1))) for t in [*typed, *valued])
+    assert queries and not [q for q in queries if b"OFFSET" in q]
+    direct.drop_graph(G1)

@@ -447,7 +447,8 @@ def load(
     the shapes can read, and a patch of the inferred graph). On a remote store the plan asks
     the server for each quad pattern it looks up (``RemoteStore.quads_for_pattern``: what the
     load touches, never the whole graph), the server gets the files' graphs and the patch in one
-    ``replace_graphs``, and the search index kept for it re-indexes what the files touch. With ``reference=True``, the files are validated with pyshacl against the
+    ``replace_graphs``, and the search index kept for it re-indexes what the files touch. With
+    ``reference=True``, the files are validated with pyshacl against the
     rest of the store's data and the whole closure is recomputed with owlrl.
 
     On disk, the load writes a new generation (a copy of the published one: hard links, not

@@ -544,6 +544,8 @@ class RemoteStore:
         one graph; read whole (page by page where the server caps answers) before returning."""
         if graph is not None:
             return iter(self._quads_of([graph]))
+        if self.kind.sorted_rows_limit is not None:  # read in parts, not in pages of the whole dataset
+            return iter(self._quads_of(self.graphs()))
         rows = self._select_rows(_QUADS)
         quads = (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows)  # type: ignore[arg-type]
         return iter([q for q in quads if self._is_data(q.graph_name)])
@@ -581,13 +583,94 @@ class RemoteStore:
 
     def _quads_of(self, graphs: list[str], raw: bool = False) -> list[ox.Quad]:
         """The quads of ``graphs``, read whole (a group of graphs a query, page by page where the
-        server caps answers)."""
+        server caps answers). On a kind that sorts only so many rows (Virtuoso), pages past that
+        are read with OFFSET and no order, and the server walks every row before each offset:
+        there the graphs are counted first, small ones read in groups of at most that many
+        triples, and a larger one in parts (``_read_in_parts``)."""
+        limit = self.kind.sorted_rows_limit
+        if limit is None:
+            return [quad for group in _groups(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
+        sizes = self._counts(graphs)
+        small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
         quads: list[ox.Quad] = []
-        for at in range(0, len(graphs), _GRAPHS_PER_READ):
-            group = " ".join(str(graph_node(g)) for g in graphs[at : at + _GRAPHS_PER_READ])
-            rows = self._select_rows(_QUADS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=raw)
-            quads += (ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows)  # type: ignore[arg-type]
+        batch: list[str] = []
+        weight = 0
+        for graph in small:
+            if batch and (len(batch) == _GRAPHS_PER_READ or weight + sizes[graph] >= limit):
+                quads += self._read_graphs(batch, raw)
+                batch, weight = [], 0
+            batch.append(graph)
+            weight += sizes[graph]
+        if batch:
+            quads += self._read_graphs(batch, raw)
+        for graph in graphs:
+            if sizes.get(graph, 0) >= limit:
+                quads += self._read_in_parts(graph, sizes[graph], limit, raw)
         return quads
+
+    def _read_graphs(self, graphs: list[str], raw: bool) -> list[ox.Quad]:
+        group = " ".join(str(graph_node(g)) for g in graphs)
+        rows = self._select_rows(_QUADS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=raw)
+        return [ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows]  # type: ignore[arg-type]
+
+    def _read_in_parts(self, graph: str, size: int, limit: int, raw: bool) -> list[ox.Quad]:
+        """The quads of one graph of ``limit`` triples or more, in parts of fewer than ``limit``:
+        its predicates (counted by the server) in groups, and a predicate with more triples than
+        that by its objects, where they are few (rdf:type: by class); a part still larger is
+        paged. The parts must add up to the graph's count."""
+        node = graph_node(graph)
+        by_predicate: list[tuple[str, int]] = []  # (predicate, triples)
+        by_object: list[tuple[str, int]] = []  # ("predicate object", triples)
+        for predicate, count in self._counted(
+            f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ GRAPH {node} {{ ?s ?x ?o }} }} GROUP BY ?x"
+        ):
+            objects = []
+            if count >= limit:
+                objects = self._counted(
+                    f"SELECT ?x (COUNT(*) AS ?n) WHERE {{ GRAPH {node} {{ ?s {predicate} ?x }} }} "
+                    f"GROUP BY ?x LIMIT {_OBJECT_PARTS + 1}"
+                )
+            if 1 < len(objects) <= _OBJECT_PARTS:
+                by_object += [(f"{predicate} {term}", n) for term, n in objects]
+            else:
+                by_predicate.append((predicate, count))
+        quads: list[ox.Quad] = []
+        for kind, parts in (("p", by_predicate), ("o", by_object)):
+            batch: list[str] = []
+            weight = 0
+            for terms, count in parts:
+                if batch and (weight + count >= limit or len(batch) == _GRAPHS_PER_READ):
+                    quads += self._read_part(node, kind, batch, raw)
+                    batch, weight = [], 0
+                batch.append(terms)
+                weight += count
+            if batch:
+                quads += self._read_part(node, kind, batch, raw)
+        if len(quads) != size:
+            raise RemoteError(
+                f"{self.query_endpoint} gave {len(quads)} triples of <{graph}> in parts, where it counted {size}",
+                "the data changed while it was read: try again",
+            )
+        return quads
+
+    def _read_part(self, node: ox.NamedNode, kind: str, terms: list[str], raw: bool) -> list[ox.Quad]:
+        """The triples of the graph ``node`` with these predicates (``kind`` "p") or these
+        (predicate object) pairs ("o")."""
+        if kind == "p":
+            values = f"VALUES ?p {{ {' '.join(terms)} }}"
+        else:
+            values = f"VALUES (?p ?o) {{ {' '.join(f'({pair})' for pair in terms)} }}"
+        rows = self._select_rows(f"SELECT ?s ?p ?o WHERE {{ {values} GRAPH {node} {{ ?s ?p ?o }} }}", raw=raw)
+        return [ox.Quad(row["s"], row["p"], row["o"], node) for row in rows]  # type: ignore[arg-type]
+
+    def _counted(self, sparql: str) -> list[tuple[str, int]]:
+        """(?x in N-Triples, ?n) of a counting query, raw (skolem IRIs as they are)."""
+        counted = []
+        for row in self._select_rows(sparql, raw=True):
+            term, n = row.get("x"), row.get("n")
+            if term is not None and isinstance(n, ox.Literal) and n.value.isdigit():
+                counted.append((str(term), int(n.value)))
+        return counted
 
     def _is_data(self, graph: object) -> bool:
         """A graph of the project's data: not a write's own, not the server's own."""
@@ -1013,6 +1096,8 @@ class RemoteStore:
 
 #: Update operations in one request at most (Virtuoso refuses a request of a thousand: "Query too large").
 _OPERATIONS_PER_REQUEST = 100
+#: A predicate of a large graph is read by its objects if it has at most this many (rdf:type).
+_OBJECT_PARTS = 200
 #: Reads of graph contents name at most this many graphs in one query.
 _GRAPHS_PER_READ = 200
 #: Virtuoso's refusal of an update whose transaction log would pass TransactionAfterImageLimit
@@ -1043,6 +1128,11 @@ def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Tripl
             f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered",
             "nothing was lost: the previous graphs are kept until a write is verified",
         )
+
+
+def _groups(values: list[str], size: int) -> Iterator[list[str]]:
+    for at in range(0, len(values), size):
+        yield values[at : at + size]
 
 
 def _check_count(what: str, found: int, expected: int) -> None:
