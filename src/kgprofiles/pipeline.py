@@ -481,12 +481,9 @@ def load(
         own = store is None
         other = open_store(settings) if store is None else store
         try:
-            if reference:
-                report, inferred_count, notes = _load_reference(other, files, settings, timer)
-                with _search_index(settings, other, other, timer) as place_index:
-                    place_index()
-            elif isinstance(other, OxigraphStore):
-                report, inferred_count, notes = _load_fast(other, files, settings, timer)
+            if reference or isinstance(other, OxigraphStore):
+                loader = _load_reference if reference else _load_fast
+                report, inferred_count, notes = loader(other, files, settings, timer)
                 with _search_index(settings, other, other, timer) as place_index:
                     place_index()
             else:
@@ -498,17 +495,6 @@ def load(
         finally:
             if own:
                 other.close()
-    return _report(files, inferred_count, report, settings, timer, notes)
-
-
-def _report(
-    files: Sequence[SourceFile],
-    inferred_count: int,
-    report: ValidationReport,
-    settings: Settings,
-    timer: _Timer,
-    notes: tuple[str, ...],
-) -> BuildReport:
     return BuildReport(
         [f.display for f in files],
         sum(len(f.triples) for f in files),

@@ -281,9 +281,7 @@ class OxigraphStore:
     def quads(self, graph: str | None = None) -> Iterator[ox.Quad]:
         """Every quad (the default graph's too, staging graphs left out), or those of one named
         graph; read lazily from a snapshot."""
-        if graph is not None:
-            return iter(self.store.quads_for_pattern(None, None, None, graph_node(graph)))
-        return (q for q in self.store.quads_for_pattern(None, None, None, None) if not is_staging(q.graph_name))
+        return self.quads_for_pattern(None, None, None, graph_node(graph) if graph is not None else None)
 
     def quads_for_pattern(
         self,

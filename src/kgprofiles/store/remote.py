@@ -89,9 +89,9 @@ import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import pyoxigraph as ox
 from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
@@ -134,6 +134,8 @@ from kgprofiles.store.server_kinds import ServerKind, server_kind
 from kgprofiles.vocab import GENID, GRAPH
 
 __all__ = ["BACKUP_GRAPH_PREFIX", "GENID", "STAGING_GRAPH_PREFIX", "RemoteStore"]
+
+T = TypeVar("T")
 
 #: Where a non-transactional replace keeps the graphs it changes until the change is verified.
 BACKUP_GRAPH_PREFIX = GRAPH + "backup/"
@@ -593,15 +595,7 @@ class RemoteStore:
         sizes = self._counts(graphs)
         small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
         quads: list[ox.Quad] = []
-        batch: list[str] = []
-        weight = 0
-        for graph in small:
-            if batch and (len(batch) == _GRAPHS_PER_READ or weight + sizes[graph] >= limit):
-                quads += self._read_graphs(batch, raw)
-                batch, weight = [], 0
-            batch.append(graph)
-            weight += sizes[graph]
-        if batch:
+        for batch in _batches([(g, sizes[g]) for g in small], _GRAPHS_PER_READ, lambda weight: weight < limit):
             quads += self._read_graphs(batch, raw)
         for graph in graphs:
             if sizes.get(graph, 0) >= limit:
@@ -609,8 +603,7 @@ class RemoteStore:
         return quads
 
     def _read_graphs(self, graphs: list[str], raw: bool) -> list[ox.Quad]:
-        group = " ".join(str(graph_node(g)) for g in graphs)
-        rows = self._select_rows(_QUADS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=raw)
+        rows = self._select_rows(_in_graphs(_QUADS, graphs), raw=raw)
         return [ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows]  # type: ignore[arg-type]
 
     def _read_in_parts(self, graph: str, size: int, limit: int, raw: bool) -> list[ox.Quad]:
@@ -636,15 +629,7 @@ class RemoteStore:
                 by_predicate.append((predicate, count))
         quads: list[ox.Quad] = []
         for kind, parts in (("p", by_predicate), ("o", by_object)):
-            batch: list[str] = []
-            weight = 0
-            for terms, count in parts:
-                if batch and (weight + count >= limit or len(batch) == _GRAPHS_PER_READ):
-                    quads += self._read_part(node, kind, batch, raw)
-                    batch, weight = [], 0
-                batch.append(terms)
-                weight += count
-            if batch:
+            for batch in _batches(parts, _GRAPHS_PER_READ, lambda weight: weight < limit):
                 quads += self._read_part(node, kind, batch, raw)
         if len(quads) != size:
             raise RemoteError(
@@ -665,11 +650,15 @@ class RemoteStore:
 
     def _counted(self, sparql: str) -> list[tuple[str, int]]:
         """(?x in N-Triples, ?n) of a counting query, raw (skolem IRIs as they are)."""
+        return [(str(term), n) for term, n in self._counted_terms(sparql)]
+
+    def _counted_terms(self, sparql: str, counted_by: str = "x") -> list[tuple[Term, int]]:
+        """(?``counted_by``, ?n) of a counting query, raw."""
         counted = []
         for row in self._select_rows(sparql, raw=True):
-            term, n = row.get("x"), row.get("n")
+            term, n = row.get(counted_by), row.get("n")
             if term is not None and isinstance(n, ox.Literal) and n.value.isdigit():
-                counted.append((str(term), int(n.value)))
+                counted.append((term, int(n.value)))
         return counted
 
     def _is_data(self, graph: object) -> bool:
@@ -863,15 +852,7 @@ class RemoteStore:
     def _post_sized(self, operations: Sequence[tuple[str, int]]) -> None:
         """Update operations, each with the triples it writes, in requests of at most 100
         operations and ``triples_per_write`` triples."""
-        batch: list[str] = []
-        weight = 0
-        for operation, triples in operations:
-            if batch and (len(batch) == _OPERATIONS_PER_REQUEST or not self._fits(weight + triples)):
-                self._post_update(SparqlText.of(" ;\n".join(batch)))
-                batch, weight = [], 0
-            batch.append(operation)
-            weight += triples
-        if batch:
+        for batch in _batches(operations, _OPERATIONS_PER_REQUEST, self._fits):
             self._post_update(SparqlText.of(" ;\n".join(batch)))
 
     def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
@@ -963,14 +944,12 @@ class RemoteStore:
     def _counts(self, graphs: list[str]) -> dict[str, int]:
         """The number of triples in each of ``graphs`` that is not empty (counted by the server,
         ``_GRAPHS_PER_READ`` graphs a query)."""
-        found: dict[str, int] = {}
-        for at in range(0, len(graphs), _GRAPHS_PER_READ):
-            group = " ".join(str(graph_node(g)) for g in graphs[at : at + _GRAPHS_PER_READ])
-            for row in self._select_rows(_COUNTS.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1), raw=True):
-                graph, counted = row.get("g"), row.get("n")
-                if isinstance(graph, ox.NamedNode) and isinstance(counted, ox.Literal) and counted.value.isdigit():
-                    found[graph.value] = int(counted.value)
-        return found
+        return {
+            graph.value: n
+            for group in _groups(graphs, _GRAPHS_PER_READ)
+            for graph, n in self._counted_terms(_in_graphs(_COUNTS, group), counted_by="g")
+            if isinstance(graph, ox.NamedNode)
+        }
 
     def _discard(self, graphs: list[str], cause: BaseException | None) -> None:
         if not graphs:
@@ -1133,6 +1112,27 @@ def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Tripl
 def _groups(values: list[str], size: int) -> Iterator[list[str]]:
     for at in range(0, len(values), size):
         yield values[at : at + size]
+
+
+def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bool]) -> Iterator[list[T]]:
+    """``items`` (each with its weight) in order, in batches of at most ``most`` whose weights
+    add up to what ``fits`` (a single item that does not fit goes alone)."""
+    batch: list[T] = []
+    weight = 0
+    for item, heavy in items:
+        if batch and (len(batch) == most or not fits(weight + heavy)):
+            yield batch
+            batch, weight = [], 0
+        batch.append(item)
+        weight += heavy
+    if batch:
+        yield batch
+
+
+def _in_graphs(sparql: str, graphs: list[str]) -> str:
+    """``sparql`` (a WHERE group over ``GRAPH ?g``) for these graphs only."""
+    group = " ".join(str(graph_node(g)) for g in graphs)
+    return sparql.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1)
 
 
 def _check_count(what: str, found: int, expected: int) -> None:
