@@ -141,7 +141,6 @@ T = TypeVar("T")
 BACKUP_GRAPH_PREFIX = GRAPH + "backup/"
 
 USER_AGENT = "kgprofiles (SPARQL 1.1 client)"
-_RESULTS_ACCEPT = "application/sparql-results+json, application/sparql-results+xml;q=0.5"
 _GRAPH_ACCEPT = "application/n-triples, text/turtle;q=0.8"
 #: The graph formats read from a server: no RDF/XML (entity expansion), nothing with datasets.
 _GRAPH_FORMATS = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.TURTLE)
@@ -493,8 +492,9 @@ class RemoteStore:
     def _post_query(self, sent: str, form: str | None, text: SparqlText | None) -> tuple[str, bytes, int | None]:
         """(content type, body, the cap the server says it cut the answer at)."""
         wrapper = _Wrapper(self.query_endpoint, self.timeout_s, self._opener)
-        wrapper.setReturnFormat(TURTLE if form in ("CONSTRUCT", "DESCRIBE") else JSON)
-        wrapper.addCustomHttpHeader("Accept", _GRAPH_ACCEPT if form in ("CONSTRUCT", "DESCRIBE") else _RESULTS_ACCEPT)
+        graph = form in ("CONSTRUCT", "DESCRIBE")
+        wrapper.setReturnFormat(TURTLE if graph else JSON)
+        wrapper.addCustomHttpHeader("Accept", _GRAPH_ACCEPT if graph else self.kind.results_accept)
         wrapper.setQuery(sent)
         try:
             result = wrapper.query()
@@ -1130,9 +1130,13 @@ def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bo
 
 
 def _in_graphs(sparql: str, graphs: list[str]) -> str:
-    """``sparql`` (a WHERE group over ``GRAPH ?g``) for these graphs only."""
-    group = " ".join(str(graph_node(g)) for g in graphs)
-    return sparql.replace("WHERE {", f"WHERE {{ VALUES ?g {{ {group} }}", 1)
+    """``sparql`` (a query over ``GRAPH ?g { ?s ?p ?o }``) for these graphs only: a UNION of one
+    ``GRAPH <g>`` each, which Virtuoso answers from its graph index, where ``VALUES ?g`` (or a
+    FILTER, or FROM NAMED) has it scan every quad: 1.5 s against 5.0 s for 200 graphs of a
+    10,000-person store."""
+    nodes = [str(graph_node(g)) for g in graphs]
+    union = " UNION ".join(f"{{ GRAPH {node} {{ ?s ?p ?o }} BIND({node} AS ?g) }}" for node in nodes)
+    return sparql.replace("GRAPH ?g { ?s ?p ?o }", union, 1)
 
 
 def _check_count(what: str, found: int, expected: int) -> None:
