@@ -47,7 +47,7 @@ def timed(command: list[str], env: dict[str, str], show: bool = False) -> float:
         )
         return float("nan")
     if show:
-        print(f"  {(done.stdout + done.stderr).strip().splitlines()[-1:]}", flush=True)
+        print(f"  {(done.stdout.strip() or done.stderr.strip()).splitlines()[-1:]}", flush=True)
     return elapsed
 
 
