@@ -454,3 +454,24 @@ def test_awkward_literals_come_back_term_for_term(virtuoso: VirtuosoServer) -> N
         assert sorted(str(row["o"]) for row in rows.rows) == sorted(str(t.object) for t in triples)
     finally:
         store.drop_graph(graph)
+
+
+def test_a_literal_the_server_rewrites_is_refused_and_named(virtuoso: VirtuosoServer) -> None:
+    """Virtuoso stores ``"1.50"^^xsd:decimal`` as ``"1.5"``: the verified write refuses it, says
+    which triple was sent and what was found, and the graph keeps what it held."""
+    store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    subject, predicate = ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p")
+    kept = ox.Triple(subject, predicate, ox.Literal("kept"))
+    graph = "http://example.org/rewritten"
+    store.replace_graphs({graph: [kept]})
+    decimal = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
+    try:
+        with pytest.raises(RemoteError) as refused:
+            store.replace_graphs({graph: [ox.Triple(subject, predicate, ox.Literal("1.50", datatype=decimal))]})
+        message = refused.value.message
+        assert 'sent, not found: <http://example.org/s> <http://example.org/p> "1.50"^^' in message
+        assert 'found, not sent: <http://example.org/s> <http://example.org/p> "1.5"^^' in message
+        assert "canonical form" in (refused.value.hint or "")
+        assert {q.triple for q in store.quads(graph)} == {kept}
+    finally:
+        store.drop_graph(graph)

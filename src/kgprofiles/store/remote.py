@@ -272,8 +272,7 @@ def _server_message(body: bytes) -> str:
         text = _HTML_HEAD.sub(" ", text)
         text = html.unescape(_HTML_TAG.sub(" ", text))
         text = " ".join(text.split()) or "(an HTML page)"
-    text = _CONTROL_CHARACTERS.sub("\N{REPLACEMENT CHARACTER}", text)
-    return text if len(text) <= _MESSAGE_LIMIT else text[:_MESSAGE_LIMIT] + "…"
+    return _plain(text, _MESSAGE_LIMIT)
 
 
 def _unreachable(url: str, exc: BaseException, timeout_s: float) -> RemoteError:
@@ -1104,9 +1103,29 @@ def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Tripl
     if found != expected:
         raise RemoteError(
             f"{what} holds {len(found)} triple(s) (SHA-256 {_digest(found)[:12]}), not the "
-            f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered",
-            "nothing was lost: the previous graphs are kept until a write is verified",
+            f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered"
+            + _difference(found, expected),
+            "nothing was lost: the previous graphs are kept until a write is verified. A server that rewrites "
+            'literals (Virtuoso stores "1.50"^^xsd:decimal as "1.5", "007"^^xsd:integer as "7", "1"^^xsd:boolean '
+            "as true) keeps only data written in their canonical form",
         )
+
+
+def _difference(found: frozenset[ox.Triple], expected: frozenset[ox.Triple], most: int = 3) -> str:
+    """The first few triples sent but not found and found but not sent, in N-Triples, for a message."""
+    lines = []
+    for label, triples in (("sent, not found", expected - found), ("found, not sent", found - expected)):
+        shown = sorted(_plain(str(t)) for t in triples)
+        if shown:
+            more = f" (and {len(shown) - most} more)" if len(shown) > most else ""
+            lines.append(f"\n  {label}: " + "\n    ".join(shown[:most]) + more)
+    return "".join(lines)
+
+
+def _plain(text: str, most: int = 200) -> str:
+    """``text`` safe for a terminal and short: control characters replaced, cut at ``most``."""
+    text = _CONTROL_CHARACTERS.sub("\N{REPLACEMENT CHARACTER}", text)
+    return text if len(text) <= most else text[:most] + "…"
 
 
 def _groups(values: list[str], size: int) -> Iterator[list[str]]:
