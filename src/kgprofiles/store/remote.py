@@ -1106,8 +1106,8 @@ def _verify(what: str, found: frozenset[ox.Triple], expected: frozenset[ox.Tripl
             f"{len(expected)} expected ({_digest(expected)[:12]}): the server did not do what it answered"
             + _difference(found, expected),
             "nothing was lost: the previous graphs are kept until a write is verified. A server that rewrites "
-            'literals (Virtuoso stores "1.50"^^xsd:decimal as "1.5", "007"^^xsd:integer as "7", "1"^^xsd:boolean '
-            "as true) keeps only data written in their canonical form",
+            'literals (Virtuoso stores "1.50"^^xsd:decimal as "1.5", "007"^^xsd:integer as "7", "1e3"^^xsd:double '
+            'as "1000.0") keeps only data written in their canonical form',
         )
 
 
