@@ -1,5 +1,6 @@
 """The in-memory related-people index gives exactly what the per-person queries give: the same
-people, scores, components, reasons and order, for every person, limit and weighting."""
+people, scores, components, reasons and order, for every person, limit and weighting; and so do
+the per-person queries with a limit (which read the people who share only topics with a bound)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from kgprofiles.store.oxigraph import OxigraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = (None, 1, 3, 10, 25)
+#: The limits the per-person queries are also run with (each run costs a few milliseconds).
+BOUNDED_LIMITS = (1, 10)
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +39,24 @@ def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings
 
 
 def assert_same_as_queries(
-    store: OxigraphStore, settings: Settings, weights: dict[str, float] | None = None, every: int = 1
+    store: OxigraphStore,
+    settings: Settings,
+    weights: dict[str, float] | None = None,
+    every: int = 1,
+    bounded_every: int = 1,
 ) -> int:
-    """Compare the index with the per-person queries for every ``every``-th person; how many
-    (person, limit) pairs were compared."""
+    """Compare the index with the per-person queries for every ``every``-th person, and the
+    per-person queries with a limit for every ``bounded_every``-th of those; how many (person,
+    limit) pairs were compared."""
     queries = load_queries(settings.queries_dir)
     index = RelatedIndex(store, queries, weights)
     compared = 0
-    for person in index.people[::every]:
+    for position, person in enumerate(index.people[::every]):
         everyone = related_people(store, queries, person, weights)  # type: ignore[arg-type]
-        for limit in LIMITS:  # related_people(..., limit) is everyone[:limit]
+        for limit in LIMITS:  # related_people(..., limit) is everyone[:limit], read with a bound
             assert index.related(person, limit) == everyone[:limit], (person, limit)
+            if limit in BOUNDED_LIMITS and position % bounded_every == 0:
+                assert related_people(store, queries, person, weights, limit) == everyone[:limit], (person, limit)
             compared += 1
     return compared
 
@@ -81,7 +91,7 @@ def test_the_index_ranks_the_lives_fixture_as_the_queries_do(settings: Settings)
 def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
     synthetic_store: OxigraphStore, settings: Settings
 ) -> None:
-    assert assert_same_as_queries(synthetic_store, settings) == 300 * len(LIMITS)
+    assert assert_same_as_queries(synthetic_store, settings, bounded_every=3) == 300 * len(LIMITS)
 
 
 @pytest.mark.parametrize(
@@ -91,6 +101,8 @@ def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
         {"current_org": 0.5, "other_org": 2.0, "event": 1.0},  # a former colleague outweighs a current one
         {"topic": 0.1, "event": 0.7},  # scores that are not whole halves
         {"work": -1.0},  # a negative weight: no upper bound holds, every candidate is scored
+        {"topic": 4.0},  # topics outweigh a current organisation: the topic sharers are read, tier by tier
+        {"topic": -1.0},  # fewer shared topics rank higher: no bound, every topic sharer is read
     ],
 )
 def test_the_index_follows_configured_weights(

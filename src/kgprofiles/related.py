@@ -17,6 +17,7 @@ import pyoxigraph as ox
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.store.binding import bind_rows
 from kgprofiles.vocab import KGP_NS
 
 #: The one place the weights are set; ``[kgprofiles.related_weights]`` in kgprofiles.toml overrides.
@@ -190,14 +191,23 @@ def related_people(
     limit: int | None = None,
 ) -> list[Related]:
     """The people related to ``person``, best first (score, shared links, name, IRI). Each kind of
-    link is one flat query bound to the person (``QUERIES``); the scores are summed here."""
+    link is one flat query bound to the person (``QUERIES``); the scores are summed here.
+
+    With a ``limit`` (and a topic weight of 0 or more), the people who share only topics with the
+    person are not read a row per link: a topic is a weak link that thousands may share (8,000
+    people at 100,000). The others are scored first; then, only if someone sharing n topic names
+    could still rank among the first ``limit``, the topic sharers are counted and read, most
+    shared topics first, until no one further down could. The answer is the same either way
+    (tests/test_related_index.py compares every person, limit and weighting)."""
     w = weights(weight_overrides)
     found: dict[str, Candidate] = {}
+    unbindable = False  # a candidate that is a blank node cannot be narrowed to by VALUES
 
-    def rows(name: str) -> Iterator[tuple[Candidate, dict[str, Term]]]:
-        result = queries[name].run(store, {"person": person})
-        assert isinstance(result, SelectResult)
-        for row in result.rows:
+    def rows(name: str, others: list[str] | None = None) -> Iterator[tuple[Candidate, dict[str, Term]]]:
+        """The rows of the query ``name`` for the person (only for ``others``, if given)."""
+        nonlocal unbindable
+        for row in _narrowed(queries[name], store, person, others):
+            unbindable = unbindable or isinstance(row["other"], ox.BlankNode)
             name_text = row["name"].value
             candidate = found.get(row["other"].value)
             if candidate is None:
@@ -220,8 +230,6 @@ def related_people(
         both_current = row["bothCurrent"].value == "true"
         overlapping = not both_current and overlap(spans.get(row["mine"].value), spans.get(row["theirs"].value))
         c.add_role_pair([row["orgName"].value], both_current, overlapping)
-    for c, row in rows("related-topics"):
-        c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
     software: set[str] = set()
     for c, row in rows("related-works"):
         named(c.work_names, row, "work", "workName")
@@ -235,7 +243,36 @@ def related_people(
     my_name = min((name for _, _, name in supervised), default="")  # several names: the first in text order
     for c, advisor_of_me, _ in supervised:
         c.supervisions.add(supervision_label(advisor_of_me, my_name))
-    return best_first([scored(iri, c, software, w) for iri, c in found.items()], limit)
+
+    def add_topics(others: list[str] | None = None) -> list[Related]:
+        """Add the topics shared (by ``others`` only, if given); everyone found so far, ranked."""
+        if others != []:
+            for c, row in rows("related-topics", others):
+                c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
+        return best_first([scored(iri, c, software, w) for iri, c in found.items()], None)
+
+    mine: dict[str, set[str]] = {}  # the person's topics (IRIs) → their names
+    for row in _rows(queries, store, person, "related-my-topics"):
+        unbindable = unbindable or isinstance(row["topic"], ox.BlankNode)  # STR() of it is an error
+        mine.setdefault(row["topic"].value, set()).add(row["topicName"].value)
+    if limit is None or limit < 1 or w["topic"] < 0 or unbindable:
+        return add_topics()[:limit]
+    ranked = add_topics(list(found))
+    if not _may_rank(len(set().union(*mine.values())), w["topic"], ranked, limit):
+        return ranked[:limit]
+    tiers: dict[int, list[str]] = {}  # topic names shared → the people outside ``found`` sharing that many
+    for row in _rows(queries, store, person, "related-topic-sharers"):
+        if isinstance(row["other"], ox.BlankNode):
+            return add_topics()[:limit]
+        if row["other"].value not in found:
+            shared = set().union(*(mine.get(topic, set()) for topic in row["topics"].value.split(" ")))
+            if shared:
+                tiers.setdefault(len(shared), []).append(row["other"].value)
+    for count in sorted(tiers, reverse=True):
+        if not _may_rank(count, w["topic"], ranked, limit):
+            break
+        ranked = add_topics(tiers[count])
+    return ranked[:limit]
 
 
 _ADVISOR = ox.NamedNode(KGP_NS + "advisor")
@@ -245,6 +282,33 @@ def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode,
     result = queries[name].run(store, {"person": person})
     assert isinstance(result, SelectResult)
     return list(result.rows)
+
+
+def _narrowed(
+    query: NamedQuery, store: Store, person: ox.NamedNode, others: list[str] | None
+) -> Iterator[dict[str, Term]]:
+    """The rows of ``query`` for ``person``; only those of ``others`` (IRIs, bound by VALUES ?other
+    in batches), if given."""
+    batches = [None] if others is None else [others[at : at + _BATCH] for at in range(0, len(others), _BATCH)]
+    for batch in batches:
+        text = query.text if batch is None else bind_rows(query.text, "other", [ox.NamedNode(o) for o in batch])
+        result = store.query(text, query.bind({"person": person}))
+        assert isinstance(result, SelectResult)
+        yield from result.rows
+
+
+#: People bound by one VALUES clause.
+_BATCH = 500
+
+
+def _may_rank(topics: int, weight: float, ranked: list[Related], limit: int) -> bool:
+    """Whether someone who shares only ``topics`` topic names (scored ``topics`` × ``weight``, as
+    many links) could still rank among the first ``limit`` of ``ranked`` (on a tie of score and
+    links, the name decides: they could)."""
+    if len(ranked) < limit:
+        return True
+    last = rank_key(ranked[limit - 1])
+    return (-round(topics * weight, 6), -topics) <= last[:2]
 
 
 def keep_first(found: dict[str, str], node: str, label: str) -> None:
