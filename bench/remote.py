@@ -51,9 +51,16 @@ def timed(command: list[str], env: dict[str, str], show: bool = False) -> float:
     return elapsed
 
 
-def sorted_lines(path: Path) -> list[bytes]:
-    with open(path, "rb") as lines:
-        return sorted(lines)
+def exports_agree(first: Path, second: Path) -> bool:
+    """Whether two N-Quads files hold the same lines (in any order); if not, the first few lines
+    only one of them holds are printed."""
+    with open(first, "rb") as a, open(second, "rb") as b:
+        lines_a, lines_b = set(a), set(b)
+    if lines_a == lines_b:
+        return True
+    for path, only in ((first, lines_a - lines_b), (second, lines_b - lines_a)):
+        print(f"only in {path.name}: {len(only)} line(s)", *sorted(only)[:5], sep="\n  ", flush=True)
+    return False
 
 
 def data_for(people: int, seed: int) -> Path:
@@ -115,12 +122,15 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
         figures["same related --all"] = {"": [float(same)]}
         print(f"related --all identical on both: {same}", flush=True)
         exports = [scratch / f"{name}.nq" for name in backends]
-        same = all(p.exists() for p in exports) and sorted_lines(exports[0]) == sorted_lines(exports[1])
+        same = all(p.exists() for p in exports) and exports_agree(*exports)
         figures["same export"] = {"": [float(same)]}
         print(f"export nq, sorted, identical on both: {same}", flush=True)
     finally:
         server.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
+        if args.keep:
+            print(f"kept: {scratch}", flush=True)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
     return figures
 
 
@@ -164,6 +174,7 @@ def main() -> None:
     parser.add_argument(
         "--virtuoso-buffers", type=int, default=340_000, help="Virtuoso's NumberOfBuffers (8 KB pages it caches)"
     )
+    parser.add_argument("--keep", action="store_true", help="keep the scratch directory (stores, outputs)")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)

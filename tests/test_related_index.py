@@ -102,6 +102,7 @@ def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
         {"topic": 0.1, "event": 0.7},  # scores that are not whole halves
         {"work": -1.0},  # a negative weight: no upper bound holds, every candidate is scored
         {"topic": 4.0},  # topics outweigh a current organisation: the topic sharers are read, tier by tier
+        {"topic": 3.0},  # one topic ties with one current organisation (score and links): the name decides
         {"topic": -1.0},  # fewer shared topics rank higher: no bound, every topic sharer is read
     ],
 )
