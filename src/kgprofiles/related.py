@@ -203,10 +203,9 @@ def related_people(
     found: dict[str, Candidate] = {}
     unbindable = False  # a candidate that is a blank node cannot be narrowed to by VALUES
 
-    def rows(name: str, others: list[str] | None = None) -> Iterator[tuple[Candidate, dict[str, Term]]]:
-        """The rows of the query ``name`` for the person (only for ``others``, if given)."""
+    def rows(name: str) -> Iterator[tuple[Candidate, dict[str, Term]]]:
         nonlocal unbindable
-        for row in _narrowed(queries[name], store, person, others):
+        for row in _rows(queries, store, person, name):
             unbindable = unbindable or isinstance(row["other"], ox.BlankNode)
             name_text = row["name"].value
             candidate = found.get(row["other"].value)
@@ -246,9 +245,20 @@ def related_people(
 
     def add_topics(others: list[str] | None = None) -> list[Related]:
         """Add the topics shared (by ``others`` only, if given); everyone found so far, ranked."""
-        if others != []:
-            for c, row in rows("related-topics", others):
+        if others is None:
+            for c, row in rows("related-topics"):
                 c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
+        for batch in _batches(others or []):
+            names: dict[str, str] = {}  # of the people not found yet: the first in text order
+            for row in _narrowed(queries["related-names"], store, [o for o in batch if o not in found]):
+                keep_first(names, row["other"].value, row["name"].value)
+            for row in _narrowed(queries["related-topic-links"], store, batch):
+                other, topic = row["other"].value, row["topic"].value
+                if topic not in mine or (other not in found and other not in names):
+                    continue
+                candidate = found.get(other) or found.setdefault(other, Candidate(names[other]))
+                for topic_name in mine[topic]:
+                    candidate.add_topic(topic_name, row["link"].value == KGP_FIRST_TOPIC)
         return best_first([scored(iri, c, software, w) for iri, c in found.items()], None)
 
     mine: dict[str, set[str]] = {}  # the person's topics (IRIs) → their names
@@ -284,21 +294,19 @@ def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode,
     return list(result.rows)
 
 
-def _narrowed(
-    query: NamedQuery, store: Store, person: ox.NamedNode, others: list[str] | None
-) -> Iterator[dict[str, Term]]:
-    """The rows of ``query`` for ``person``; only those of ``others`` (IRIs, bound by VALUES ?other
-    in batches), if given."""
-    batches = [None] if others is None else [others[at : at + _BATCH] for at in range(0, len(others), _BATCH)]
-    for batch in batches:
-        text = query.text if batch is None else bind_rows(query.text, "other", [ox.NamedNode(o) for o in batch])
-        result = store.query(text, query.bind({"person": person}))
-        assert isinstance(result, SelectResult)
-        yield from result.rows
+def _narrowed(query: NamedQuery, store: Store, others: list[str]) -> tuple[dict[str, Term], ...]:
+    """The rows of ``query`` for ``others`` (IRIs, bound by VALUES ?other)."""
+    if not others:
+        return ()
+    result = store.query(bind_rows(query.text, "other", [ox.NamedNode(o) for o in others]))
+    assert isinstance(result, SelectResult)
+    return result.rows
 
 
-#: People bound by one VALUES clause.
-_BATCH = 500
+def _batches(others: list[str], size: int = 500) -> Iterator[list[str]]:
+    """``others`` in batches of ``size``, each bound by one VALUES clause."""
+    for at in range(0, len(others), size):
+        yield others[at : at + size]
 
 
 def _may_rank(topics: int, weight: float, ranked: list[Related], limit: int) -> bool:
