@@ -811,7 +811,8 @@ class RemoteStore:
                 if staging and not self._fits(len(new[target])):
                     uploads.append(target)  # in place: the first slice's PUT replaces the old triples
                     continue
-                moves += _dropping(target)
+                if target in sizes:  # a graph the server does not hold has nothing to remove
+                    moves += _dropping(target)
                 if staging:
                     moves.append((f"MOVE {graph_node(staging)} TO {graph_node(target)}", 2 * len(new[target])))
             for graph in dropped:
@@ -829,7 +830,8 @@ class RemoteStore:
             self._restore(touched, backups, sizes, previous, exc)
             self._discard([s for s in staged.values() if s], exc)
             raise
-        self._discard([*[s for s in staged.values() if s], *backups.values()], None)
+        # a moved staging graph is gone (counted empty above): only the others are removed
+        self._discard([*[s for s in staged.values() if s and s not in moved], *backups.values()], None)
 
     def _fits(self, triples: int) -> bool:
         """Whether one write request may carry ``triples`` triples."""
