@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -202,3 +205,17 @@ def test_an_unknown_prefix_is_named_with_the_declared_ones(store: str) -> None:
     code, out = kg(store, "query", "-e", "PREFIX ex: <http://example.org/>\nSELECT ?x WHERE { ?x foo:bar ex:y }")
     assert code == 2
     assert "the prefix foo: is not declared" in out and "ex:" in out and "person:" in out and "\\u{" not in out
+
+
+def test_a_query_of_the_embedded_store_never_loads_the_remote_client(store: str) -> None:
+    """The SPARQL-server client (SPARQLWrapper and the rest: 50 ms of imports) is for --endpoint."""
+    code = (
+        "import sys\nfrom kgprofiles.cli import app\n"
+        f"sys.argv = ['kgprofiles', '--project', {str(ROOT)!r}, 'query', 'person', '--param', 'person=horace-he', "
+        f"'--store', {store!r}]\n"
+        "try:\n    app()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+        "print('LOADED' if 'kgprofiles.store.remote' in sys.modules else 'NOT LOADED')"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert "Horace He" in out.stdout and out.stdout.strip().endswith("NOT LOADED"), out.stdout + out.stderr

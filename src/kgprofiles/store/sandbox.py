@@ -42,6 +42,7 @@ import os
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -281,9 +282,8 @@ def query_once(
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
     (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
     set; over an in-memory store in this thread."""
-    from kgprofiles.store.remote import RemoteStore  # (not loaded in query workers)
-
-    if isinstance(store, RemoteStore):
+    remote = sys.modules.get("kgprofiles.store.remote")  # loaded if the store is remote (50 ms otherwise)
+    if remote is not None and isinstance(store, remote.RemoteStore):
         return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
     if not isinstance(store, OxigraphStore) or store.location == MEMORY:
         return store.query(sparql, bindings)
