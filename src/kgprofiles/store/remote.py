@@ -1078,8 +1078,11 @@ class RemoteStore:
 _OPERATIONS_PER_REQUEST = 100
 #: A predicate of a large graph is read by its objects if it has at most this many (rdf:type).
 _OBJECT_PARTS = 200
-#: Reads of graph contents name at most this many graphs in one query.
-_GRAPHS_PER_READ = 200
+#: Reads and counts of graphs name at most this many graphs in one query (a UNION of one branch
+#: each): Virtuoso compiles a UNION in time that grows faster than its branches (200 graphs:
+#: 0.64 s, 50: 0.05 s, for graphs it does not hold); a 1,000-person build's counts took 11.4 s in
+#: groups of 200 and 4.5 s in groups of 50 (bench/RESULTS.md, 2026-12-04).
+_GRAPHS_PER_READ = 50
 #: Virtuoso's refusal of an update whose transaction log would pass TransactionAfterImageLimit
 #: (10,000 synthetic people, before writes were sliced: the MOVE of a 1.35 M-triple inferred graph).
 _TOO_LARGE_FOR_ONE_TRANSACTION = "SR325"
