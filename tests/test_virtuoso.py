@@ -494,3 +494,29 @@ def test_a_first_build_removes_no_graph(virtuoso: VirtuosoServer) -> None:
     assert any("MOVE" in body for body in updates)  # what the build wrote went through the proxy
     assert [body for body in updates if "CLEAR" in body or "DROP" in body] == []
     seeded(virtuoso)
+
+
+def test_more_graphs_than_the_cap_are_all_listed_in_name_order(virtuoso: VirtuosoServer) -> None:
+    """1,500 graphs on a server that answers 1,000 rows and sorts 1,000: every one is listed,
+    by pages in name order (each after the last name before), never by OFFSET, whose unordered
+    pages once lost a whole file's graph from a 10,000-person export."""
+    virtuoso.clear()
+    store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso", credentials=virtuoso.credentials)
+    graphs = [f"http://example.org/many/{n:04d}" for n in range(1500)]
+    for at in range(0, len(graphs), 300):
+        store.update(
+            "INSERT DATA { "
+            + " ".join(f"GRAPH <{g}> {{ <{g}> a <http://example.org/T> }}" for g in graphs[at : at + 300])
+            + " }"
+        )
+    queries: list[str] = []
+
+    def record(method: str, path: str, body: bytes) -> None:
+        if method == "POST" and b"query=" in body:
+            queries.append(urllib.parse.parse_qs(body.decode())["query"][0])
+
+    with fault_proxy(virtuoso.base_url, record) as proxy:
+        listed = RemoteStore(f"{proxy}/sparql", kind="virtuoso").graphs()
+    assert listed == graphs
+    assert len(queries) >= 2 and not any("OFFSET" in q for q in queries)
+    seeded(virtuoso)

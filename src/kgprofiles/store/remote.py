@@ -320,6 +320,8 @@ class RemoteStore:
         self.triples_per_write = triples_per_write or self.kind.triples_per_write
         self._opener = opener_for(query_endpoint, credentials)
         self._system_graphs: tuple[str, ...] | None = None
+        #: Graph names listed a page (``_graphs_by_name``); lowered if the server sorts fewer.
+        self._page_rows = self.kind.sorted_rows_limit or _SMALLEST_PAGE
 
     def __repr__(self) -> str:
         return f"RemoteStore({self.query_endpoint!r}, kind={self.kind.name!r})"
@@ -420,8 +422,11 @@ class RemoteStore:
                 self._system_graphs = ()
             else:
                 self._system_graphs = ()  # while listing: no pragmas
-                listed = self._select_rows(_ALL_GRAPHS)
-                found = {row["g"].value for row in listed if isinstance(row.get("g"), ox.NamedNode)}
+                if self.kind.sorted_rows_limit is not None:
+                    found = self._graphs_by_name()
+                else:
+                    listed = self._select_rows(_ALL_GRAPHS)
+                    found = {row["g"].value for row in listed if isinstance(row.get("g"), ox.NamedNode)}
                 self._system_graphs = tuple(sorted(g for g in found if self.kind.is_system_graph(g)))
         return self._system_graphs
 
@@ -532,9 +537,44 @@ class RemoteStore:
 
     def _listed_graphs(self) -> list[str]:
         """Every graph on the server but its own: the project's and staging or backup graphs."""
-        rows = self._select_rows(_GRAPHS_OF_KIND.get(self.kind.name, _ALL_GRAPHS))
-        names = {row["g"].value for row in rows if isinstance(row.get("g"), ox.NamedNode)}
+        if self.kind.sorted_rows_limit is not None:
+            names = self._graphs_by_name()
+        else:
+            rows = self._select_rows(_GRAPHS_OF_KIND.get(self.kind.name, _ALL_GRAPHS))
+            names = {row["g"].value for row in rows if isinstance(row.get("g"), ox.NamedNode)}
         return sorted(g for g in names if not self.kind.is_system_graph(g))
+
+    def _graphs_by_name(self) -> set[str]:
+        """Every graph, listed in pages sorted by name, each page the names after the last one
+        of the page before. On a kind that sorts only so many rows (Virtuoso), a list longer than
+        the server's cap cannot be paged with OFFSET: unordered pages overlap and miss graphs
+        while their counts still add up (a 10,000-person export once lost a whole file's graph
+        so). A page the server cuts at its cap is still a sorted prefix: the next starts after it."""
+        names: set[str] = set()
+        after: str | None = None
+        while True:
+            condition = f"FILTER (STR(?g) > {ox.Literal(after)}) " if after is not None else ""
+            text = (
+                f"SELECT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {condition}}} GROUP BY ?g "
+                f"ORDER BY (STR(?g)) LIMIT {self._page_rows}"
+            )
+            try:
+                content_type, body, said = self._post_query(text, "SELECT", None)
+            except RemoteError as exc:
+                if _SORT_REFUSED in exc.message and self._page_rows > _SMALLEST_PAGE:
+                    self._page_rows = max(_SMALLEST_PAGE, self._page_rows // 10)  # it sorts fewer rows
+                    continue
+                raise
+            page = self._parse_answer(content_type, body, raw=True)
+            if not isinstance(page, SelectResult):
+                raise RemoteError(f"{self.query_endpoint} answered a list of graphs with something else")
+            found = [row["g"].value for row in page.rows if isinstance(row.get("g"), ox.NamedNode)]
+            if not found or (len(page.rows) < self._page_rows and self._cap(said, len(page.rows)) is None):
+                return names | set(found)
+            if found[-1] == after or found[-1] in names:
+                raise RemoteError(f"{self.query_endpoint} does not list its graphs in the order asked")
+            names.update(found)
+            after = found[-1]
 
     def graphs(self) -> list[str]:
         """The named graphs (IRIs), sorted; staging and backup graphs and the server's own left out."""
@@ -1088,6 +1128,8 @@ _GRAPHS_PER_READ = 50
 _TOO_LARGE_FOR_ONE_TRANSACTION = "SR325"
 #: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
 _SORT_REFUSED = "Sorted TOP clause"
+#: The fewest graph names ``_graphs_by_name`` asks for a page.
+_SMALLEST_PAGE = 100
 #: Triples in one DELETE DATA or INSERT DATA of a patch, and in one VALUES that checks it.
 _PATCH_TRIPLES = 500
 #: A body larger than this goes out signed (Digest learnt first).
