@@ -205,3 +205,24 @@ def test_an_error_page_in_html_is_told_as_its_text_with_no_terminal_escapes(fake
     message = raised.value.message
     assert message.endswith("Error 40005 SR325: Transaction aborted & \ufffd[2J\ufffd]0;owned\ufffd cleared")
     assert "\x1b" not in message and "\x07" not in message and "<" not in message.split(": ", 1)[1]
+
+
+def test_a_graph_read_with_a_triple_twice_is_refused(fake: FakeServer) -> None:
+    """A graph is a set: an answer that repeats a triple comes from pages that overlapped (and may
+    have missed others while the count still added up), so it is refused, not exported."""
+    row = (
+        b'<result><binding name="g"><uri>http://example.org/g</uri></binding>'
+        b'<binding name="s"><uri>http://example.org/s</uri></binding>'
+        b'<binding name="p"><uri>http://example.org/p</uri></binding>'
+        b'<binding name="o"><literal>twice</literal></binding></result>'
+    )
+    fake.answer = Answer(
+        "application/sparql-results+xml",
+        b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>'
+        b'<variable name="g"/><variable name="s"/><variable name="p"/><variable name="o"/></head><results>'
+        + row * 2
+        + b"</results></sparql>",
+    )
+
+    with pytest.raises(RemoteError, match="gave some triples twice"):
+        list(RemoteStore(fake.url).quads("http://example.org/g"))

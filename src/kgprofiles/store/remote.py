@@ -629,16 +629,23 @@ class RemoteStore:
         there the graphs are counted first, small ones read in groups of at most that many
         triples, and a larger one in parts (``_read_in_parts``)."""
         limit = self.kind.sorted_rows_limit
-        if limit is None:
-            return [quad for group in _groups(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
-        sizes = self._counts(graphs)
-        small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
         quads: list[ox.Quad] = []
-        for batch in _batches([(g, sizes[g]) for g in small], _GRAPHS_PER_READ, lambda weight: weight < limit):
-            quads += self._read_graphs(batch, raw)
-        for graph in graphs:
-            if sizes.get(graph, 0) >= limit:
-                quads += self._read_in_parts(graph, sizes[graph], limit, raw)
+        if limit is None:
+            quads = [quad for group in _groups(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
+        else:
+            sizes = self._counts(graphs)
+            small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
+            for batch in _batches([(g, sizes[g]) for g in small], _GRAPHS_PER_READ, lambda weight: weight < limit):
+                quads += self._read_graphs(batch, raw)
+            for graph in graphs:
+                if sizes.get(graph, 0) >= limit:
+                    quads += self._read_in_parts(graph, sizes[graph], limit, raw)
+        if len(set(quads)) != len(quads):  # a graph is a set: pages that overlapped, and may have missed some
+            raise RemoteError(
+                f"{self.query_endpoint} gave some triples twice while the graphs were read in pages",
+                "the server pages unstably past its result cap: try again, or raise the cap "
+                "(Virtuoso: ResultSetMaxRows and MaxSortedTopRows)",
+            )
         return quads
 
     def _read_graphs(self, graphs: list[str], raw: bool) -> list[ox.Quad]:
