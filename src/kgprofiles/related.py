@@ -17,7 +17,7 @@ import pyoxigraph as ox
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.store.binding import bind_rows
+from kgprofiles.store.binding import bind_rows, chunks
 from kgprofiles.vocab import KGP_NS
 
 #: The one place the weights are set; ``[kgprofiles.related_weights]`` in kgprofiles.toml overrides.
@@ -248,10 +248,10 @@ def related_people(
         if others is None:
             for c, row in rows("related-topics"):
                 c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
-        for batch in _batches(others or []):
+        for batch in chunks(others or []):
             names: dict[str, str] = {}  # of the people not found yet: the first in text order
-            for row in _narrowed(queries["related-names"], store, [o for o in batch if o not in found]):
-                keep_first(names, row["other"].value, row["name"].value)
+            for row in _narrowed(queries["related-index-names"], store, [o for o in batch if o not in found], "thing"):
+                keep_first(names, row["thing"].value, row["name"].value)
             for row in _narrowed(queries["related-topic-links"], store, batch):
                 other, topic = row["other"].value, row["topic"].value
                 if topic not in mine or (other not in found and other not in names):
@@ -294,19 +294,15 @@ def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode,
     return list(result.rows)
 
 
-def _narrowed(query: NamedQuery, store: Store, others: list[str]) -> tuple[dict[str, Term], ...]:
-    """The rows of ``query`` for ``others`` (IRIs, bound by VALUES ?other)."""
+def _narrowed(
+    query: NamedQuery, store: Store, others: list[str], variable: str = "other"
+) -> tuple[dict[str, Term], ...]:
+    """The rows of ``query`` for ``others`` (IRIs, bound by VALUES ?``variable``)."""
     if not others:
         return ()
-    result = store.query(bind_rows(query.text, "other", [ox.NamedNode(o) for o in others]))
+    result = store.query(bind_rows(query.text, variable, [ox.NamedNode(o) for o in others]))
     assert isinstance(result, SelectResult)
     return result.rows
-
-
-def _batches(others: list[str], size: int = 500) -> Iterator[list[str]]:
-    """``others`` in batches of ``size``, each bound by one VALUES clause."""
-    for at in range(0, len(others), size):
-        yield others[at : at + size]
 
 
 def _may_rank(topics: int, weight: float, ranked: list[Related], limit: int) -> bool:

@@ -51,7 +51,7 @@ from kgprofiles.config import MEMORY, SearchPath, Settings
 from kgprofiles.errors import InputError, StoreError
 from kgprofiles.queries import get_query, select
 from kgprofiles.store.base import SelectResult, Store, Term
-from kgprofiles.store.binding import bind_rows
+from kgprofiles.store.binding import bind_rows, chunks
 
 INDEX_FILE = "search.sqlite"
 #: The index's layout; an index of another version is not read (a fresh one is made in memory).
@@ -249,12 +249,12 @@ def update_index(
         return write_index(store, queries_dir, path)
     items = set(things)
     linked = get_query(queries_dir, "search-index-linked").text
-    for batch in _batches(sources):
+    for batch in chunks(sources):
         items.update(row["item"].value for row in _rows(store, bind_rows(linked, "thing", _nodes(batch))))
     if len(items) > MAX_UPDATED:
         return write_index(store, queries_dir, path)
     query = get_query(queries_dir, "search-index").text
-    rows = (row for batch in _batches(sorted(items)) for row in _rows(store, bind_rows(query, "item", _nodes(batch))))
+    rows = (row for batch in chunks(sorted(items)) for row in _rows(store, bind_rows(query, "item", _nodes(batch))))
     docs = list(_grouped(rows))
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -262,7 +262,7 @@ def update_index(
         connection = sqlite3.connect(temporary)
         try:
             connection.execute("PRAGMA journal_mode = OFF")
-            for batch in _batches(sorted(items)):
+            for batch in chunks(sorted(items)):
                 marks = ", ".join("?" * len(batch))
                 ids = [i for (i,) in connection.execute(f"SELECT id FROM docs WHERE iri IN ({marks})", batch)]
                 connection.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in ids])
@@ -278,11 +278,6 @@ def update_index(
     finally:
         temporary.unlink(missing_ok=True)
     return len(docs)
-
-
-def _batches(values: list[str], size: int = 500) -> Iterator[list[str]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
 
 
 def _nodes(iris: list[str]) -> list[Term]:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -232,6 +233,15 @@ def query_prologue(text: str) -> str:
 def bind_values(sparql: str, bindings: Mapping[str, Term] | None) -> str:
     """``sparql`` with its bindings as a ``VALUES`` clause at the start of its WHERE group."""
     return inline_values(SparqlText.of(sparql), check_bindings(bindings)).sent
+
+
+T = TypeVar("T")
+
+
+def chunks(values: Sequence[T], size: int = 500) -> Iterator[list[T]]:
+    """``values`` in order, in pieces of at most ``size`` (e.g. one ``bind_rows`` VALUES clause each)."""
+    for at in range(0, len(values), size):
+        yield list(values[at : at + size])
 
 
 def bind_rows(sparql: str, name: str, terms: list[Term]) -> str:

@@ -104,6 +104,7 @@ from kgprofiles.store.binding import (
     QUERY_FORMS,
     SparqlText,
     check_bindings,
+    chunks,
     inline_values,
     query_prologue,
     sparql_form,
@@ -422,11 +423,7 @@ class RemoteStore:
                 self._system_graphs = ()
             else:
                 self._system_graphs = ()  # while listing: no pragmas
-                if self.kind.sorted_rows_limit is not None:
-                    found = self._graphs_by_name()
-                else:
-                    listed = self._select_rows(_ALL_GRAPHS)
-                    found = {row["g"].value for row in listed if isinstance(row.get("g"), ox.NamedNode)}
+                found = self._graph_names()
                 self._system_graphs = tuple(sorted(g for g in found if self.kind.is_system_graph(g)))
         return self._system_graphs
 
@@ -537,12 +534,15 @@ class RemoteStore:
 
     def _listed_graphs(self) -> list[str]:
         """Every graph on the server but its own: the project's and staging or backup graphs."""
+        return sorted(g for g in self._graph_names() if not self.kind.is_system_graph(g))
+
+    def _graph_names(self) -> set[str]:
+        """Every graph on the server, its own included: in pages by name where the server sorts
+        only so many rows (``_graphs_by_name``), else in one answer (paged as any other)."""
         if self.kind.sorted_rows_limit is not None:
-            names = self._graphs_by_name()
-        else:
-            rows = self._select_rows(_GRAPHS_OF_KIND.get(self.kind.name, _ALL_GRAPHS))
-            names = {row["g"].value for row in rows if isinstance(row.get("g"), ox.NamedNode)}
-        return sorted(g for g in names if not self.kind.is_system_graph(g))
+            return self._graphs_by_name()
+        rows = self._select_rows(_GRAPHS_OF_KIND.get(self.kind.name, _ALL_GRAPHS))
+        return {row["g"].value for row in rows if isinstance(row.get("g"), ox.NamedNode)}
 
     def _graphs_by_name(self) -> set[str]:
         """Every graph, listed in pages sorted by name, each page the names after the last one
@@ -631,7 +631,7 @@ class RemoteStore:
         limit = self.kind.sorted_rows_limit
         quads: list[ox.Quad] = []
         if limit is None:
-            quads = [quad for group in _groups(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
+            quads = [quad for group in chunks(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
         else:
             sizes = self._counts(graphs)
             small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
@@ -994,7 +994,7 @@ class RemoteStore:
         ``_GRAPHS_PER_READ`` graphs a query)."""
         return {
             graph.value: n
-            for group in _groups(graphs, _GRAPHS_PER_READ)
+            for group in chunks(graphs, _GRAPHS_PER_READ)
             for graph, n in self._counted_terms(_in_graphs(_COUNTS, group), counted_by="g")
             if isinstance(graph, ox.NamedNode)
         }
@@ -1180,11 +1180,6 @@ def _plain(text: str, most: int = 200) -> str:
     """``text`` safe for a terminal and short: control characters replaced, cut at ``most``."""
     text = _CONTROL_CHARACTERS.sub("\N{REPLACEMENT CHARACTER}", text)
     return text if len(text) <= most else text[:most] + "…"
-
-
-def _groups(values: list[str], size: int) -> Iterator[list[str]]:
-    for at in range(0, len(values), size):
-        yield values[at : at + size]
 
 
 def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bool]) -> Iterator[list[T]]:
