@@ -568,10 +568,15 @@ class QueryPool:
         self.isolation = worker.isolation
         if self._warm is not None:
             try:
-                worker.ask(QueryJob(self._warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
+                reply = worker.ask(QueryJob(self._warm, SparqlText.of("ASK {}")), START_TIMEOUT_S)
             except (EOFError, OSError) as exc:
                 worker.kill()
-                raise StoreError(f"a query worker stopped while opening {self._warm}") from exc
+                raise StoreError(
+                    f"a query worker stopped while opening {self._warm} (exit code {worker.process.exitcode})"
+                ) from exc
+            if reply is None:  # its late answer would be read as the next query's
+                worker.kill()
+                raise StoreError(f"a query worker did not open {self._warm} within {START_TIMEOUT_S:g} s")
         return worker
 
     def _give_back(self, worker: _Worker) -> None:
