@@ -14,7 +14,7 @@ from kgprofiles.config import load_settings
 from kgprofiles.errors import InputError
 from kgprofiles.store.base import SelectResult
 from kgprofiles.store.credentials import Credentials, credentials_from
-from kgprofiles.store.paging import PagingError, count_query, paged_query
+from kgprofiles.store.paging import PagingError, count_query, is_distinct, paged_query
 from kgprofiles.store.remote import RemoteStore
 from kgprofiles.store.results import boolean_variables, normalise_booleans, read_json_results
 from kgprofiles.store.server_kinds import server_kind
@@ -115,6 +115,14 @@ def test_a_select_is_paged_in_a_stable_order() -> None:
     assert count_query("PREFIX x: <http://e/>\nSELECT ?a WHERE { ?a x:p ?b }") == (
         "PREFIX x: <http://e/>\nSELECT (COUNT(*) AS ?kgprofilesRows) WHERE {\nSELECT ?a WHERE { ?a x:p ?b }\n}"
     )
+    assert count_query("SELECT REDUCED ?a WHERE { ?a ?p ?b }", distinct=True) == (
+        "SELECT (COUNT(*) AS ?kgprofilesRows) WHERE {\nSELECT DISTINCT ?a WHERE { ?a ?p ?b }\n}"
+    )
+    assert count_query("SELECT ?a { { SELECT DISTINCT ?a { ?a ?p ?b } } }", distinct=True) == (
+        "SELECT (COUNT(*) AS ?kgprofilesRows) WHERE {\nSELECT DISTINCT ?a { { SELECT DISTINCT ?a { ?a ?p ?b } } }\n}"
+    )
+    assert is_distinct("# SELECT ?x\nSELECT  DISTINCT ?a { ?a ?p ?b }")
+    assert not is_distinct("SELECT ?a { { SELECT DISTINCT ?a { ?a ?p ?b } } }")
     with pytest.raises(PagingError, match="its own ORDER BY"):
         paged_query(sent, ("a", "b"), 500, 20000, ordered=False)
     with pytest.raises(PagingError, match="its own LIMIT"):

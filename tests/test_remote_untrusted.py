@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import http.server
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -20,6 +21,7 @@ import pytest
 from kgprofiles.errors import RemoteError
 from kgprofiles.store.base import SelectResult
 from kgprofiles.store.remote import RemoteStore
+from kgprofiles.store.server_kinds import KINDS
 
 #: The billion laughs: ten entities, each ten of the one before; &lol9; is 10⁹ "lol"s (3 GB).
 ENTITIES = '<!ENTITY lol "lol">' + "".join(
@@ -51,6 +53,8 @@ class FakeServer:
     answer: Answer
     url: str = ""
     accepts: list[str] = field(default_factory=list)
+    #: If set: the answer to each query text (else ``answer`` to every request).
+    route: Callable[[str], Answer] | None = None
 
 
 @pytest.fixture
@@ -59,9 +63,10 @@ def fake() -> Iterator[FakeServer]:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             state.accepts.append(self.headers.get("Accept", ""))
-            answer = state.answer
+            query = urllib.parse.parse_qs(body.decode()).get("query", [""])[0]
+            answer = state.route(query) if state.route is not None else state.answer
             self.send_response(answer.status)
             self.send_header("Content-Type", answer.content_type)
             if answer.sends_length:
@@ -226,3 +231,55 @@ def test_a_graph_read_with_a_triple_twice_is_refused(fake: FakeServer) -> None:
 
     with pytest.raises(RemoteError, match="gave some triples twice"):
         list(RemoteStore(fake.url).quads("http://example.org/g"))
+
+
+def xml_rows(*values: str) -> Answer:
+    """SPARQL XML results of one variable ?x, a literal a row."""
+    rows = b"".join(f'<result><binding name="x"><literal>{v}</literal></binding></result>'.encode() for v in values)
+    return Answer(
+        "application/sparql-results+xml",
+        b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>'
+        b'<variable name="x"/></head><results>' + rows + b"</results></sparql>",
+    )
+
+
+def counted(n: int) -> Answer:
+    return Answer(
+        "application/sparql-results+xml",
+        b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head>'
+        b'<variable name="kgprofilesRows"/></head><results><result><binding name="kgprofilesRows">'
+        b'<literal datatype="http://www.w3.org/2001/XMLSchema#integer">'
+        + str(n).encode()
+        + b"</literal></binding></result></results></sparql>",
+    )
+
+
+@pytest.mark.parametrize("select", ["SELECT ?x", "SELECT DISTINCT ?x"])
+@pytest.mark.parametrize("second_page", [("c", "d"), ("b", "c")])
+def test_unordered_pages_that_overlap_are_refused_though_their_count_adds_up(
+    fake: FakeServer, select: str, second_page: tuple[str, str]
+) -> None:
+    """Past the rows a server sorts (Virtuoso's MaxSortedTopRows), an answer cut at the cap is
+    read in pages without an order, which may overlap: pages a b, b c hold as many rows as the
+    answer a b c d, and miss d. The rows read must hold as many different rows as the answer."""
+    asked: list[str] = []
+
+    def route(query: str) -> Answer:
+        asked.append(query)
+        if "kgprofilesRows" in query:
+            return counted(4)  # rows, and different rows
+        pages = {"OFFSET 0": ("a", "b"), "OFFSET 2": second_page, "OFFSET 4": ()}
+        return xml_rows(*next((rows for at, rows in pages.items() if at in query), ("a", "b")))
+
+    fake.route = route
+    remote = RemoteStore(fake.url, kind=replace(KINDS["generic"], sorted_rows_limit=2), max_rows=2)
+    query = f"{select} WHERE {{ ?x ?p ?o }}"
+    if second_page == ("c", "d"):
+        result = remote.query(query)
+        assert isinstance(result, SelectResult)
+        assert [row["x"].value for row in result.rows] == ["a", "b", "c", "d"]
+    else:
+        with pytest.raises(RemoteError, match="gave 3 different rows in unordered pages of 2 where the query has 4"):
+            remote.query(query)
+    assert not [q for q in asked if "ORDER BY" in q]
+    assert len([q for q in asked if "COUNT(*)" in q]) == (1 if "DISTINCT" in select else 2)

@@ -8,7 +8,10 @@ query's own order where it has one. A query with its own LIMIT or OFFSET cannot 
 (``PagingError``). A server that will not sort past a number of rows (Virtuoso: MaxSortedTopRows,
 10,000 by default: "Sorted TOP clause specifies more then 20000 rows") is read past it in pages
 without ORDER BY, and the rows are counted against ``count_query``: a read that does not add up
-is an error, never a short answer.
+is an error, never a short answer. Unordered pages may overlap and miss rows while the count still
+adds up, so the rows read must also hold as many different rows as the query's answer
+(``count_query(distinct=True)``, or no row twice for a ``SELECT DISTINCT``): every row a server
+sends is a row of the answer, so as many different ones as it has are all of them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from kgprofiles.sparql_lexer import Token, scan
 from kgprofiles.store.binding import where_group_start
 
-__all__ = ["PagingError", "count_query", "paged_query"]
+__all__ = ["PagingError", "count_query", "is_distinct", "paged_query"]
 
 #: The variable ``count_query`` binds.
 COUNTED = "kgprofilesRows"
@@ -82,10 +85,29 @@ def _after_group(sent: str, open_at: int) -> tuple[int, list[Token]] | None:
     return None if close is None else (close, tail)
 
 
-def count_query(sent: str) -> str:
+def count_query(sent: str, *, distinct: bool = False) -> str:
     """How many rows ``sent`` (a SELECT, as sent) has: ``SELECT (COUNT(*) AS ?kgprofilesRows)``
-    over it as a subquery (its prologue kept in front)."""
-    select = next((t for t in scan(sent) if t.keyword == "SELECT" and t.depth == 0), None)
-    if select is None:
-        raise PagingError("not a SELECT")
-    return f"{sent[: select.start]}SELECT (COUNT(*) AS ?{COUNTED}) WHERE {{\n{sent[select.start :]}\n}}"
+    over it as a subquery (its prologue kept in front); ``distinct``: how many different rows
+    (the subquery made ``SELECT DISTINCT``)."""
+    select, modifier = _select_of(sent)
+    inner = sent[select.start :]
+    if distinct and (modifier is None or modifier.keyword != "DISTINCT"):
+        cut = modifier.end if modifier is not None else select.end  # REDUCED becomes DISTINCT
+        inner = f"SELECT DISTINCT{sent[cut:]}"
+    return f"{sent[: select.start]}SELECT (COUNT(*) AS ?{COUNTED}) WHERE {{\n{inner}\n}}"
+
+
+def is_distinct(sent: str) -> bool:
+    """Whether ``sent`` (a SELECT) is ``SELECT DISTINCT``: no row of its answer is repeated."""
+    modifier = _select_of(sent)[1]
+    return modifier is not None and modifier.keyword == "DISTINCT"
+
+
+def _select_of(sent: str) -> tuple[Token, Token | None]:
+    """The top-level ``SELECT`` of ``sent`` and its ``DISTINCT`` or ``REDUCED``, if any."""
+    found = iter(scan(sent))
+    for token in found:
+        if token.keyword == "SELECT" and token.depth == 0:
+            after = next(found, None)
+            return token, after if after is not None and after.keyword in ("DISTINCT", "REDUCED") else None
+    raise PagingError("not a SELECT")

@@ -122,7 +122,7 @@ from kgprofiles.store.oxigraph import (
     is_staging,
     serialize_dataset,
 )
-from kgprofiles.store.paging import COUNTED, PagingError, count_query, paged_query
+from kgprofiles.store.paging import COUNTED, PagingError, count_query, is_distinct, paged_query
 from kgprofiles.store.results import (
     ask_answer,
     boolean_variables,
@@ -472,11 +472,21 @@ class RemoteStore:
                 f"{self.query_endpoint} gave {len(rows)} rows in pages of {cap} where the query has {total}",
                 "the data changed while it was read, or the server pages unstably: try again",
             )
+        if not ordered:  # overlapping pages can miss rows while the count adds up (paging.py)
+            different = len({tuple(row.get(name) for name in first.variables) for row in rows})
+            expected = len(rows) if is_distinct(sent) else self._count_rows(sent, distinct=True)
+            if different != expected:
+                raise RemoteError(
+                    f"{self.query_endpoint} gave {different} different rows in unordered pages of {cap} "
+                    f"where the query has {expected}: pages overlapped and missed rows",
+                    "the server pages unstably past the rows it sorts: try again, or raise its caps "
+                    "(Virtuoso: ResultSetMaxRows and MaxSortedTopRows in virtuoso.ini)",
+                )
         return SelectResult(first.variables, tuple(rows))
 
-    def _count_rows(self, sent: str) -> int:
+    def _count_rows(self, sent: str, *, distinct: bool = False) -> int:
         try:
-            content_type, body, _ = self._post_query(count_query(sent), "SELECT", None)
+            content_type, body, _ = self._post_query(count_query(sent, distinct=distinct), "SELECT", None)
         except PagingError as exc:
             raise RemoteError(f"cannot count the rows of a query cut at the server's cap: {exc}") from exc
         counted = self._parse_answer(content_type, body, raw=True)
