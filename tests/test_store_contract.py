@@ -498,17 +498,40 @@ def test_remote_rejected_graph_changes_nothing(oxigraph_server: OxigraphServer) 
 
 
 def test_remote_failed_swap_changes_nothing(oxigraph_server: OxigraphServer) -> None:
+    """Every update that moves or drops a graph fails (the swap, then the clean-up): the staged
+    graphs stay on the server, out of sight, and the next write finds them in its journal."""
+    from fault_proxy import fault_proxy
+
     store = RemoteStore(oxigraph_server.query_endpoint)
     store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
     before = snapshot(store)
-    closed = f"http://127.0.0.1:{free_closed_port()}/update"
-    broken = RemoteStore(oxigraph_server.query_endpoint, update_endpoint=closed)
-    with pytest.raises(RemoteError, match=r"cannot reach .*/update") as caught:
-        broken.replace_graphs({G1: [ADA_GRAPH[0]], G3: GRACE_GRAPH}, drop=[G2])
+
+    def fail_moves_and_drops(method: str, where: str, body: bytes) -> int | None:
+        return (
+            503 if method == "POST" and where.startswith("/update") and (b"MOVE" in body or b"DROP" in body) else None
+        )
+
+    with fault_proxy(oxigraph_server.base_url, fail_moves_and_drops) as proxy:
+        broken = RemoteStore(f"{proxy}/query")
+        with pytest.raises(RemoteError, match=r"/update answered HTTP 503") as caught:
+            broken.replace_graphs({G1: [ADA_GRAPH[0]], G3: GRACE_GRAPH}, drop=[G2])
     assert caught.value.hint is not None and "the next write removes them" in caught.value.hint
     assert snapshot(store) == before  # staged graphs stay on the server, but out of sight
+    assert b"staging/" in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
     assert len(store.purge_staging()) == 2
     assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+
+
+def test_a_write_whose_journal_cannot_be_written_stages_nothing(oxigraph_server: OxigraphServer) -> None:
+    """The record of the staging graphs goes first: a write that cannot make it makes none."""
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    store.replace_graphs({G1: ADA_GRAPH})
+    closed = f"http://127.0.0.1:{free_closed_port()}/update"
+    broken = RemoteStore(oxigraph_server.query_endpoint, update_endpoint=closed)
+    with pytest.raises(RemoteError, match=r"cannot reach .*/update"):
+        broken.replace_graphs({G1: [ADA_GRAPH[0]], G3: GRACE_GRAPH})
+    assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+    assert store.purge_staging() == []
 
 
 def test_remote_server_stopping_mid_upload_changes_nothing(oxigraph_server: OxigraphServer) -> None:
@@ -526,7 +549,8 @@ def test_remote_server_stopping_mid_upload_changes_nothing(oxigraph_server: Oxig
         store.replace_graphs({G1: [ADA_GRAPH[0]], G2: stop_server_then_yield()})
     oxigraph_server.start()
     assert snapshot(store) == before
-    assert [g.startswith(STAGING_GRAPH_PREFIX) for g in store.purge_staging()] == [True]
+    assert [g.startswith(STAGING_GRAPH_PREFIX) for g in store.purge_staging()] == [True, True]  # as journaled
+    assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
 
 
 def test_remote_connection_refused_is_a_clear_remote_error() -> None:

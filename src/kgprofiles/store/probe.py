@@ -59,7 +59,7 @@ def probe(store: RemoteStore) -> list[Finding]:
     findings.append(_try_booleans(store))
     findings.append(_try_graph_listing(store))
     findings.append(_auth(store, bool(findings[1].ok)))
-    with contextlib.suppress(KgError):  # else the next write's purge removes them (staging graphs)
+    with contextlib.suppress(KgError):  # else `kgprofiles store gc` removes them (staging graphs)
         store._post_update(SparqlText.of(f"DROP SILENT GRAPH <{graph}> ; DROP SILENT GRAPH <{graph}-2>"))
     return findings
 
