@@ -4,7 +4,10 @@ crash of the engine costs one worker, not the server."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -142,6 +145,48 @@ def test_rows_past_the_limit_and_malformed_queries(pool: QueryPool, seed_store_d
         pool.run(job(seed_store_dir, "SELECT *\nWHERE { ?s ?p }"), 10)
     with pytest.raises(QueryError, match="the query failed: "):
         pool.run(job(seed_store_dir, "SELECT * { ?s ?p ?o FILTER(<urn:no-such-function>(?o)) }"), 10)
+
+
+FORKED = """
+import json, sys
+from kgprofiles.errors import LimitHit
+from kgprofiles.store.binding import SparqlText
+from kgprofiles.store.sandbox import QueryJob, QueryPool
+
+store, cartesian, sorted_pairs = sys.argv[1:]
+seen = {}
+with QueryPool(workers=1, queue=0, memory_mb=700, fork=True) as pool:
+    pool.start()
+    seen["how"], seen["isolation"] = pool.start_method, pool.isolation
+    seen["ask"] = pool.run(QueryJob(store, SparqlText.of("ASK { ?s ?p ?o }")), 10)
+    for name, text, seconds in (("time", cartesian, 1), ("memory", sorted_pairs, 60)):
+        try:
+            pool.run(QueryJob(store, SparqlText.of(text)), seconds)
+        except LimitHit as hit:
+            seen[name] = hit.message
+    seen["after"] = pool.run(QueryJob(store, SparqlText.of("ASK { ?s ?p ?o }")), 10)
+print(json.dumps(seen))
+"""
+
+
+def test_a_one_shot_worker_forked_from_a_single_threaded_process_keeps_every_limit(seed_store_dir: Path) -> None:
+    """``kgprofiles query`` forks its worker (milliseconds, not a new interpreter's 0.1 s) while
+    it has one thread; the worker has the same time and memory limits and network isolation."""
+    with QueryPool(workers=1, queue=0) as served:
+        served.start()
+        isolation = served.isolation
+    run = subprocess.run(
+        [sys.executable, "-c", FORKED, str(seed_store_dir), CARTESIAN, SORTED_PAIRS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["how"] == "fork" and seen["isolation"] == isolation
+    assert seen["ask"] is True and seen["after"] is True
+    assert "time limit hit" in seen["time"] and "memory limit hit" in seen["memory"] and "700 MiB" in seen["memory"]
 
 
 def test_workers_cannot_reach_the_network(seed_store_dir: Path) -> None:

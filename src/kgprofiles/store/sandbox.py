@@ -277,11 +277,13 @@ def query_once(
     timeout_s: float,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     max_depth: int = MAX_DEPTH,
+    pool: QueryPool | None = None,
 ) -> QueryResult:
     """One query, for a one-off command, run where it can be stopped: over an on-disk embedded
     store in a worker process killed at ``timeout_s``; over a remote store by ``store.query``
     (its own HTTP timeout), passing on an answer the server cut at its cap with ``capped_at``
-    set; over an in-memory store in this thread."""
+    set; over an in-memory store in this thread. ``pool``: the caller's, with one worker (else
+    one is started and stopped here, with ``memory_mb``)."""
     remote = sys.modules.get("kgprofiles.store.remote")  # loaded if the store is remote (50 ms otherwise)
     if remote is not None and isinstance(store, remote.RemoteStore):
         return store.query_as_answered(sparql, bindings)  # a cut answer says so (capped_at)
@@ -290,7 +292,9 @@ def query_once(
     sent = store.prepared(sparql, bindings, max_depth)
     copy = WorkerCopy(store)
     try:
-        with QueryPool(workers=1, queue=0, memory_mb=memory_mb) as pool:
+        with contextlib.ExitStack() as stack:
+            if pool is None:
+                pool = stack.enter_context(QueryPool(workers=1, queue=0, memory_mb=memory_mb))
             pool.start()  # before the clock starts: the time limit is the query's
             answer = pool.run(QueryJob(copy.location, sent), timeout_s)
     finally:
@@ -399,6 +403,14 @@ class _Worker:
         self.conn.close()
 
 
+def _single_threaded() -> bool:
+    """Whether this process has one thread (Linux: one task), so that a fork of it is safe."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
 def _context() -> Any:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["kgprofiles.store.sandbox", "kgprofiles.export", "kgprofiles.cli"])
@@ -407,7 +419,10 @@ def _context() -> Any:
 
 class QueryPool:
     """A fixed number of worker processes for queries (module docstring). ``start()`` starts them
-    and tells, through ``isolation``, whether they run without a network (None) or why not."""
+    and tells, through ``isolation``, whether they run without a network (None) or why not.
+    ``fork``: a worker started while this process has a single thread is forked from it (about
+    10 ms, where the forkserver's first worker takes 0.1–0.15 s to start a new interpreter); for a
+    one-shot command that starts its worker before it opens a store or a thread."""
 
     def __init__(
         self,
@@ -416,6 +431,7 @@ class QueryPool:
         memory_mb: int | None = DEFAULT_MEMORY_MB,
         *,
         isolate_network: bool = True,
+        fork: bool = False,
     ) -> None:
         if workers < 1 or queue < 0:
             raise ValueError("a query pool needs at least one worker and a queue of zero or more")
@@ -423,7 +439,10 @@ class QueryPool:
         self.queue = queue
         self.memory_mb = memory_mb
         self.isolate_network = isolate_network
+        self.fork = fork
         self.isolation: str | None = None
+        #: How the last worker was started: "fork" (from this process) or "forkserver".
+        self.start_method = "forkserver"
         self._context = _context()
         self._changed = threading.Condition()
         self._idle: list[_Worker] = []
@@ -564,7 +583,9 @@ class QueryPool:
         return _outcome(reply, job, self.memory_mb)
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self._context, self.memory_mb, self.isolate_network)
+        self.start_method = "fork" if self.fork and _single_threaded() else "forkserver"
+        context = multiprocessing.get_context("fork") if self.start_method == "fork" else self._context
+        worker = _Worker(context, self.memory_mb, self.isolate_network)
         self.isolation = worker.isolation
         if self._warm is not None:
             try:
