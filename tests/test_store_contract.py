@@ -5,6 +5,7 @@ only one backend has: persistence on disk, skolemization and HTTP failures for t
 from __future__ import annotations
 
 import http.server
+import re
 import socket
 import threading
 import urllib.request
@@ -520,6 +521,42 @@ def test_remote_failed_swap_changes_nothing(oxigraph_server: OxigraphServer) -> 
     assert b"staging/" in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
     assert len(store.purge_staging()) == 2
     assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+
+
+def test_a_verified_replace_checks_batch_by_batch_and_a_late_failure_changes_nothing(
+    oxigraph_server: OxigraphServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where requests are not transactions (kind generic), the new graphs are compared, staged
+    and read back a batch at a time, so the client never holds the whole graph: here batches of
+    two triples. An upload that fails in the third batch leaves every graph as it was and no
+    staging graph behind; without the fault the same write lands whole."""
+    from fault_proxy import fault_proxy
+    from kgprofiles.store import remote
+
+    monkeypatch.setattr(remote, "_TRIPLES_PER_CHECK", 2)
+    graph = "https://w3id.org/kgprofiles/graph/file/people/p{}.ttl"
+    old = {graph.format(n): [t(ox.NamedNode(f"{EX}p{n}"), NAME, ox.Literal(f"Old {n}"))] for n in range(6)}
+    new = {
+        graph.format(n): [t(ox.NamedNode(f"{EX}p{n}"), NAME, ox.Literal(f"New {n} {k}")) for k in (1, 2)]
+        for n in range(6)
+    }
+    store = RemoteStore(oxigraph_server.query_endpoint, kind="generic")
+    store.replace_graphs(old)
+    before = snapshot(store)
+    seen: list[str] = []
+
+    def third_batch_fails(method: str, where: str, body: bytes) -> int | None:
+        staged = re.search(rb"staging/[0-9a-f]{16}/", body)  # a staging graph (not the journal)
+        seen.append("read staging" if method == "POST" and staged and body.startswith(b"query=") else method)
+        return 500 if method == "PUT" and seen.count("PUT") == 3 else None
+
+    with fault_proxy(oxigraph_server.base_url, third_batch_fails) as proxy, pytest.raises(RemoteError, match="500"):
+        RemoteStore(f"{proxy}/query", kind="generic").replace_graphs(new)
+    assert seen.index("read staging") < seen.index("PUT", seen.index("PUT") + 1)  # a batch read back before the next
+    assert snapshot(store) == before
+    assert b"staging/" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+    store.replace_graphs(new)
+    assert snapshot(store)[1] == {ox.Quad(*x, ox.NamedNode(g)) for g, triples in new.items() for x in triples}
 
 
 def test_a_write_whose_journal_cannot_be_written_stages_nothing(oxigraph_server: OxigraphServer) -> None:

@@ -816,6 +816,10 @@ class RemoteStore:
         1. Each new graph is uploaded into a staging graph and read back whole: it must hold
            exactly the triples sent (count and SHA-256), else nothing has changed and the write
            fails. This proves the server stores what is sent, term for term.
+           0 and 1 go batch by batch (``_TRIPLES_PER_CHECK`` triples): the client holds one batch
+           (new, current and staged copies), not the whole graph, and ``graphs`` may read each
+           graph only when asked (``GraphsOf``); only graphs too large for one request are kept
+           whole until 3, as are, from 2, the previous content of such graphs.
         2. Each graph about to change is COPYed to a backup graph; the backup's count must be
            the graph's.
         3. Updates move the staging graphs into place and drop the dropped graphs.
@@ -830,28 +834,35 @@ class RemoteStore:
         are read whole), the target from the new triples in 3 (over the old ones, in place), the
         restore from what was read in 2."""
         token = secrets.token_hex(8)
-        wanted = {g: frozenset(skolemize(as_triple(x)) for x in triples) for g, triples in graphs.items()}
-        sizes = self._counts([*wanted, *dropped])
-        # 0. a graph that already holds exactly what is wanted is left alone (read whole only
-        #    where the counts agree: a rebuild that changed one file writes two graphs)
-        current = self._contents([g for g, t in wanted.items() if t and sizes.get(g) == len(t)])
-        new = {g: t for g, t in wanted.items() if current.get(g) != t and (t or g in sizes)}
+        sizes = self._counts([*graphs, *dropped])
         dropped = [g for g in dropped if g in sizes]
-        if new:
-            self._post_update(_journal(token, len(new)))
+        journaled = False  # once a graph changes: before its first staging graph
+        new: dict[str, int] = {}  # the graphs that change: their triples (0: removed)
+        whole: dict[str, frozenset[ox.Triple]] = {}  # those too large for one request: uploaded in place in 3
         staged: dict[str, str | None] = {}
         try:
-            for n, (graph, sent) in enumerate(new.items()):
-                name = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
-                staged[graph] = name if sent else None
-                if sent:
-                    self._upload(name, sent)
-            on_server = self._contents([s for s in staged.values() if s])
-            for graph, staging in staged.items():
-                if staging is not None:
-                    _verify(f"the staged copy of <{graph}>", on_server.get(staging, frozenset()), new[graph])
+            for batch in _read_in_batches(graphs, _TRIPLES_PER_CHECK):
+                # 0. a graph that already holds exactly what is wanted is left alone (read whole
+                #    only where the counts agree: a rebuild that changed one file writes two graphs)
+                current = self._contents([g for g, (_, t) in batch.items() if t and sizes.get(g) == len(t)])
+                changed = {g: (n, t) for g, (n, t) in batch.items() if current.get(g) != t and (t or g in sizes)}
+                names = {g: f"{STAGING_GRAPH_PREFIX}{token}/{n}" for g, (n, t) in changed.items() if t}
+                if names and not journaled:
+                    self._post_update(_journal(token, len(graphs)))
+                    journaled = True
+                for graph, (_, sent) in changed.items():
+                    staged[graph] = names.get(graph)  # recorded first: a failed upload may have landed
+                    if sent:
+                        self._upload(names[graph], sent)
+                on_server = self._contents(list(names.values()))
+                for graph, (_, sent) in changed.items():
+                    if sent:
+                        _verify(f"the staged copy of <{graph}>", on_server.get(names[graph], frozenset()), sent)
+                    new[graph] = len(sent)
+                    if not self._fits(len(sent)):
+                        whole[graph] = sent
         except BaseException as exc:
-            self._discard([s for s in staged.values() if s], exc, journaled=bool(new))
+            self._discard([s for s in staged.values() if s], exc, journaled=journaled)
             raise
         touched = [*new, *dropped]
         backups: dict[str, str] = {}
@@ -875,37 +886,37 @@ class RemoteStore:
                 for graph, backup in backups.items():
                     _check_count(f"the backup of <{graph}>", kept.get(backup, 0), sizes[graph])
         except BaseException as exc:
-            self._discard([*[s for s in staged.values() if s], *backups.values()], exc, journaled=bool(new))
+            self._discard([*[s for s in staged.values() if s], *backups.values()], exc, journaled=journaled)
             raise
         try:
             moves: list[tuple[str, int]] = []
             uploads: list[str] = []
             for target, staging in staged.items():
-                if staging and not self._fits(len(new[target])):
+                if target in whole:
                     uploads.append(target)  # in place: the first slice's PUT replaces the old triples
                     continue
                 if target in sizes:  # a graph the server does not hold has nothing to remove
                     moves += _dropping(target)
                 if staging:
-                    moves.append((f"MOVE {graph_node(staging)} TO {graph_node(target)}", 2 * len(new[target])))
+                    moves.append((f"MOVE {graph_node(staging)} TO {graph_node(target)}", 2 * new[target]))
             for graph in dropped:
                 moves += _dropping(graph)
             self._post_sized(moves)
             for target in uploads:
-                self._upload(target, new[target])
+                self._upload(target, whole[target])
             moved = [s for g, s in staged.items() if s and g not in uploads]
             after = self._counts([*touched, *moved])
             for graph in touched:
-                _check_count(f"<{graph}> after the swap", after.get(graph, 0), len(new.get(graph, ())))
+                _check_count(f"<{graph}> after the swap", after.get(graph, 0), new.get(graph, 0))
             for staging in moved:
                 _check_count(f"the staging graph <{staging}> after the swap", after.get(staging, 0), 0)
         except BaseException as exc:
             self._restore(touched, backups, sizes, previous, exc)
-            self._discard([s for s in staged.values() if s], exc, journaled=bool(new))
+            self._discard([s for s in staged.values() if s], exc, journaled=journaled)
             raise
         # a moved staging graph is gone (counted empty above): only the others are removed
         self._discard(
-            [*[s for s in staged.values() if s and s not in moved], *backups.values()], None, journaled=bool(new)
+            [*[s for s in staged.values() if s and s not in moved], *backups.values()], None, journaled=journaled
         )
 
     def _fits(self, triples: int) -> bool:
@@ -1172,6 +1183,11 @@ class RemoteStore:
 
 #: Update operations in one request at most (Virtuoso refuses a request of a thousand: "Query too large").
 _OPERATIONS_PER_REQUEST = 100
+#: The verified replace compares, stages and checks the new graphs in batches of about this many
+#: triples: the client holds a batch at a time (three copies: new, current, staged; a million
+#: triples take about 330 MB as pyoxigraph objects), not the whole graph, which at 100,000 people
+#: (24 M triples with the inferred ones) would need some 24 GB.
+_TRIPLES_PER_CHECK = 200_000
 #: A predicate of a large graph is read by its objects if it has at most this many (rdf:type).
 _OBJECT_PARTS = 200
 #: Reads and counts of graphs name at most this many graphs in one query (a UNION of one branch
@@ -1242,6 +1258,24 @@ def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bo
             batch, weight = [], 0
         batch.append(item)
         weight += heavy
+    if batch:
+        yield batch
+
+
+def _read_in_batches(
+    graphs: Mapping[str, Iterable[ox.Triple]], most: int
+) -> Iterator[dict[str, tuple[int, frozenset[ox.Triple]]]]:
+    """The triples of ``graphs`` as stored (skolem IRIs), each graph with its position among
+    them, in batches of graphs that hold about ``most`` triples (a larger graph alone)."""
+    batch: dict[str, tuple[int, frozenset[ox.Triple]]] = {}
+    weight = 0
+    for n, (graph, triples) in enumerate(graphs.items()):
+        wanted = frozenset(skolemize(as_triple(x)) for x in triples)
+        batch[graph] = (n, wanted)
+        weight += len(wanted)
+        if weight >= most:
+            yield batch
+            batch, weight = {}, 0
     if batch:
         yield batch
 
