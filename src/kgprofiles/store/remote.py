@@ -1178,6 +1178,12 @@ class RemoteStore:
                 "kgprofiles.toml, or raise TransactionAfterImageLimit in the [Parameters] of virtuoso.ini "
                 "(50,000,000 bytes by default) and restart it; then run the command again"
             )
+        if _TIMED_OUT in message:
+            hint = (
+                "the server stopped the request at its time limit (Virtuoso: MaxQueryExecutionTime in the [SPARQL] "
+                "section of virtuoso.ini); kgprofiles' own reads are small (50 graphs, or fewer rows than the "
+                "server's cap), so one this slow means a busy server: run the command again, or raise the limit"
+            )
         return RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}", hint)
 
 
@@ -1198,6 +1204,8 @@ _GRAPHS_PER_READ = 50
 #: Virtuoso's refusal of an update whose transaction log would pass TransactionAfterImageLimit
 #: (10,000 synthetic people, before writes were sliced: the MOVE of a 1.35 M-triple inferred graph).
 _TOO_LARGE_FOR_ONE_TRANSACTION = "SR325"
+#: Virtuoso's answer to a request that ran past its time limit (MaxQueryExecutionTime).
+_TIMED_OUT = "SR171"
 #: Virtuoso's refusal to sort past MaxSortedTopRows (error SR353).
 _SORT_REFUSED = "Sorted TOP clause"
 #: The fewest graph names ``_graphs_by_name`` asks for a page.
