@@ -21,7 +21,7 @@ from kgprofiles.sparql_lexer import scan
 from kgprofiles.store import OxigraphStore, RemoteStore, SelectResult, Store, open_store
 from kgprofiles.store.binding import SparqlText, inline_values
 from kgprofiles.store.oxigraph import is_staging
-from kgprofiles.store.remote import GENID, STAGING_GRAPH_PREFIX, derive_endpoints
+from kgprofiles.store.remote import GENID, JOURNAL_GRAPH, STAGING_GRAPH_PREFIX, derive_endpoints
 from servers import OxigraphServer, VirtuosoServer
 
 EX = "http://example.org/"
@@ -557,6 +557,24 @@ def test_a_verified_replace_checks_batch_by_batch_and_a_late_failure_changes_not
     assert b"staging/" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
     store.replace_graphs(new)
     assert snapshot(store)[1] == {ox.Quad(*x, ox.NamedNode(g)) for g, triples in new.items() for x in triples}
+
+
+def test_the_journal_is_read_as_untrusted(oxigraph_server: OxigraphServer) -> None:
+    """The journal is on the server: a record that is not a write's (another IRI) names nothing
+    to drop, and a count no write makes is refused, not turned into ten million names."""
+    store = RemoteStore(oxigraph_server.query_endpoint)
+    victim = f"{EX}victim"
+    journal, staged = JOURNAL_GRAPH, "https://w3id.org/kgprofiles/graph/stagedGraphs"
+    store.update(
+        f"INSERT DATA {{ GRAPH <{victim}/0> {{ <{EX}s> <{EX}p> 1 }} GRAPH <{journal}> {{ <{victim}> <{staged}> 1 }} }}"
+    )
+    assert store.purge_staging() == []
+    assert b"victim/0" in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
+    token = f"{STAGING_GRAPH_PREFIX}{'0' * 16}"
+    store.update(f"INSERT DATA {{ GRAPH <{journal}> {{ <{token}> <{staged}> 99999999999 }} }}")
+    with pytest.raises(RemoteError, match="says that a write made 99999999999 staging graphs"):
+        store.purge_staging()
+    store.update(f"DROP GRAPH <{journal}> ; DROP GRAPH <{victim}/0>")
 
 
 def test_a_write_whose_journal_cannot_be_written_stages_nothing(oxigraph_server: OxigraphServer) -> None:

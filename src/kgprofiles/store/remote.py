@@ -148,6 +148,10 @@ BACKUP_GRAPH_PREFIX = GRAPH + "backup/"
 #: ``<staging/token> <stagedGraphs> n``, for the graphs ``<staging/token/0>`` … ``<staging/token/n-1>``.
 JOURNAL_GRAPH = STAGING_GRAPH_PREFIX + "journal"
 _STAGED_GRAPHS = GRAPH + "stagedGraphs"
+#: A write's record in the journal: its staging graphs' common name (a token of 16 hex digits).
+_JOURNALED = re.compile(re.escape(STAGING_GRAPH_PREFIX) + "[0-9a-f]{16}")
+#: The most staging graphs one write makes (one a graph it writes; 100,000 people: about 100,000).
+_MOST_STAGED = 10_000_000
 #: Forgets the journal once its graphs are gone: only one write at a time, and each first drops
 #: what the journal holds, so it holds that write's record only (a graph, not triples: Oxigraph
 #: keeps a graph emptied by DELETE).
@@ -1069,13 +1073,17 @@ class RemoteStore:
         rows = self._select_rows(
             f"SELECT ?write ?n WHERE {{ GRAPH <{JOURNAL_GRAPH}> {{ ?write <{_STAGED_GRAPHS}> ?n }} }}"
         )
-        journal = {
-            row["write"].value: int(row["n"].value)
-            for row in rows
-            if isinstance(row.get("write"), ox.NamedNode)
-            and isinstance(row.get("n"), ox.Literal)
-            and row["n"].value.isdigit()
-        }
+        journal: dict[str, int] = {}
+        for row in rows:  # what the server says: only a write's record names graphs to drop
+            write, count = row.get("write"), row.get("n")
+            if isinstance(write, ox.NamedNode) and _JOURNALED.fullmatch(write.value) and isinstance(count, ox.Literal):
+                if not count.value.isdigit() or int(count.value) > _MOST_STAGED:
+                    raise RemoteError(
+                        f"the journal graph <{JOURNAL_GRAPH}> on {self.query_endpoint} says that a write "
+                        f"made {_plain(count.value, 40)} staging graphs",
+                        "`kgprofiles store gc --endpoint URL` drops every staging graph the server lists",
+                    )
+                journal[write.value] = int(count.value)
         if listed:
             staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g)) and g != JOURNAL_GRAPH]
         else:
