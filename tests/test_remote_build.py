@@ -38,12 +38,34 @@ def server_quads(endpoint: str) -> list[str]:
 
 
 def test_build_then_query_with_endpoint(oxigraph_server, tmp_path: Path) -> None:
+    """The build says how many graphs it writes to the server (a bar on a terminal, a line in a
+    log: a build into a server can take hours), then where it wrote them."""
     endpoint = oxigraph_server.query_endpoint
-    code, out = kg("build", "--endpoint", endpoint, "--quiet")
+    code, out = kg("build", "--endpoint", endpoint)
     assert code == 0, out
     assert f"→ {endpoint}" in out
+    assert f"build: publish ({len(RemoteStore(endpoint).graphs())})…" in out
     code, out = kg("query", "-e", "SELECT (COUNT(*) AS ?n) {?s ?p ?o}", "--format", "csv", "--endpoint", endpoint)
     assert code == 0 and int(out.splitlines()[1]) > 1000
+
+
+def test_a_build_into_a_server_advances_its_bar_once_a_graph(oxigraph_server, settings) -> None:
+    from kgprofiles.pipeline import build
+
+    class Recorded:
+        def __init__(self) -> None:
+            self.stages: list[list] = []
+
+        def stage(self, name: str, total: int | None = None) -> None:
+            self.stages.append([name, total, 0])
+
+        def advance(self, steps: int = 1) -> None:
+            self.stages[-1][2] += steps
+
+    seen = Recorded()
+    build(settings, progress=seen, store=RemoteStore(oxigraph_server.query_endpoint))
+    (publish,) = [stage for stage in seen.stages if stage[0] == "publish"]
+    assert publish[1] == publish[2] == len(RemoteStore(oxigraph_server.query_endpoint).graphs()) > 10
 
 
 def test_build_and_load_keep_the_search_index_beside_the_project_store(

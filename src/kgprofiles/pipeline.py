@@ -180,8 +180,11 @@ def build(
         inferred, more = _infer(staged.work, files, spill, scanned, settings, timer, reference)
         generation = Path(staged.work.location) if isinstance(staged, GenerationStaging) else None
         with _search_index(settings, staged.work, store, timer, generation) as place_index:
-            with timer.stage("compact" if isinstance(staged, GenerationStaging) else "store"):
-                staged.publish()
+            # a server is written graph by graph: a bar (100,000 people take hours into Virtuoso),
+            # and a stage of its own ("store" is the loader's, before validation)
+            total = staged.graphs_to_hand_over()
+            with timer.stage("compact" if isinstance(staged, GenerationStaging) else "publish", total):
+                staged.publish(advance=timer.progress.advance)
             place_index()
     return BuildReport(
         [f.display for f in files],
