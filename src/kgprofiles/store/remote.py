@@ -732,14 +732,15 @@ class RemoteStore:
         by_predicate: dict[str, list[ox.Triple]] = {}
         for triple in expected:
             by_predicate.setdefault(str(triple.predicate), []).append(triple)
+        by_pair: dict[str, list[ox.Triple]] = {}  # "predicate object": a predicate read by its objects
         compared = 0
         for kind, terms in self._parts_of(node, limit):
-            if kind == "p":
-                wanted = frozenset(t for predicate in terms for t in by_predicate.pop(predicate, ()))
-            else:
-                pairs = set(terms)
-                predicates = {pair.split(" ", 1)[0] for pair in terms}
-                wanted = frozenset(t for p in predicates for t in by_predicate.get(p, ()) if f"{p} {t.object}" in pairs)
+            if kind == "o":  # its predicates' triples grouped by object, once each
+                for predicate in {pair.split(" ", 1)[0] for pair in terms}:
+                    for t in by_predicate.pop(predicate, ()):
+                        by_pair.setdefault(f"{predicate} {t.object}", []).append(t)
+            grouped = by_predicate if kind == "p" else by_pair
+            wanted = frozenset(t for term in terms for t in grouped.pop(term, ()))
             found = frozenset(quad.triple for quad in self._read_part(node, kind, terms, raw=True))
             _verify(f"{what} (a part of {len(wanted)} triples)", found, wanted)
             compared += len(wanted)
@@ -895,16 +896,16 @@ class RemoteStore:
                     staged[graph] = names.get(graph)  # recorded first: a failed upload may have landed
                     if sent:
                         self._upload(names[graph], sent)
-                on_server = self._contents([name for g, name in names.items() if self._fits(len(batch[g][1]))])
+                too_large = {g for g in names if not self._fits(len(batch[g][1]))}  # kept whole until 3
+                on_server = self._contents([name for g, name in names.items() if g not in too_large])
                 for graph, (_, sent) in changed.items():
                     what = f"the staged copy of <{graph}>"
-                    if sent and not self._fits(len(sent)):
+                    if graph in too_large:
                         self._verify_in_parts(what, names[graph], sent)
+                        whole[graph] = sent
                     elif sent:
                         _verify(what, on_server.get(names[graph], frozenset()), sent)
                     new[graph] = len(sent)
-                    if not self._fits(len(sent)):
-                        whole[graph] = sent
         except BaseException as exc:
             self._discard([s for s in staged.values() if s], exc, journaled=journaled)
             raise

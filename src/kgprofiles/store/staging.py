@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -77,13 +78,18 @@ class ReplacementStaging:
         self.work = OxigraphStore(self.scratch / "work")
         self.location = location
 
+    @cached_property
+    def _built(self) -> list[str]:
+        """The work store's graphs (listed once: asked for their count, then published)."""
+        return self.work.graphs()
+
     def publish(self, compact: bool = True, advance: Callable[[], None] = lambda: None) -> None:
-        graphs = GraphsOf(self.work, self.work.graphs(), advance)
+        graphs = GraphsOf(self.work, self._built, advance)
         stale = [g for g in self._target.graphs() if g not in graphs]
         self._target.replace_graphs(graphs, drop=stale)
 
     def graphs_to_hand_over(self) -> int | None:
-        return len(self.work.graphs())
+        return len(self._built)
 
 
 class GraphsOf(Mapping[str, Iterator[ox.Triple]]):
