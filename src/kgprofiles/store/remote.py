@@ -1111,6 +1111,21 @@ class RemoteStore:
         version left). Returns their names (from the journal: the names the writes would have
         used). Backups of graphs a failed write could not restore are kept (see ``backups()``).
         Only safe while no other client is replacing graphs."""
+        if listed:  # the journal is dropped unread: it may be what a plain purge refuses
+            staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g)) and g != JOURNAL_GRAPH]
+            journaled = True
+        else:
+            journal = self._journal()
+            staging = [f"{write}/{n}" for write, count in journal.items() for n in range(count)]
+            journaled = bool(journal)
+        if staging:
+            self._post_sized([operation for g in staging for operation in _dropping(g)])
+        if journaled:
+            self._post_update(SparqlText.of(_FORGET))
+        return staging
+
+    def _journal(self) -> dict[str, int]:
+        """The journal's records: a write's staging graphs' common name, and how many it makes."""
         rows = self._select_rows(
             f"SELECT ?write ?n WHERE {{ GRAPH <{JOURNAL_GRAPH}> {{ ?write <{_STAGED_GRAPHS}> ?n }} }}"
         )
@@ -1125,15 +1140,7 @@ class RemoteStore:
                         "`kgprofiles store gc --endpoint URL` drops every staging graph the server lists",
                     )
                 journal[write.value] = int(count.value)
-        if listed:
-            staging = [g for g in self._listed_graphs() if is_staging(ox.NamedNode(g)) and g != JOURNAL_GRAPH]
-        else:
-            staging = [f"{write}/{n}" for write, count in journal.items() for n in range(count)]
-        if staging:
-            self._post_sized([operation for g in staging for operation in _dropping(g)])
-        if journal or listed:
-            self._post_update(SparqlText.of(_FORGET))
-        return staging
+        return journal
 
     def backups(self) -> list[str]:
         """Backup graphs a failed write could not restore from (their targets may be wrong)."""
