@@ -3,8 +3,10 @@
 transaction. At the default 50 MB, the MOVE of the inferred graph of 10,000 synthetic people (1.35 M
 triples) was refused and no build of that size could finish. Here the test server's limit is
 lowered to 1 MB (a PUT of about 2,500 short triples), and kgprofiles writes at most
-``triples_per_write`` triples per request: large graphs go up in slices, are backed up and restored
-in slices, and are never COPYed or MOVEd whole."""
+``triples_per_write`` triples per request: large graphs go up in slices, and are COPYed and MOVEd
+on the server row by row (``DEFINE sql:log-enable 3``: each row its own logged transaction), never
+through the client; on a kind that cannot (``row_by_row`` None), backed up and restored in slices
+from the client."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from kgprofiles.cli import app
 from kgprofiles.errors import RemoteError
 from kgprofiles.store.oxigraph import serialize_dataset
 from kgprofiles.store.remote import RemoteStore, is_internal
-from kgprofiles.store.server_kinds import KINDS
+from kgprofiles.store.server_kinds import KINDS, ServerKind
 from servers import VirtuosoServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +46,15 @@ def small_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServ
         yield server
 
 
+@pytest.fixture(scope="module")
+def tiny_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """A Virtuoso whose transactions may log 150 KB: a MOVE or COPY logs about 40 bytes a triple
+    (the literal's length does not count), so one of ``LARGE`` triples is refused (SR325) unless
+    it runs row by row; a PUT holds about 375 short triples."""
+    with VirtuosoServer(tmp_path_factory.mktemp("virtuoso-tiny-log"), transaction_bytes=150_000) as server:
+        yield server
+
+
 def triples(label: str, n: int = LARGE) -> list[ox.Triple]:
     return [
         ox.Triple(ox.NamedNode(f"{EX}s{i}"), ox.NamedNode(f"{EX}p{i % 7}"), ox.Literal(f"{label} {i}"))
@@ -51,10 +62,12 @@ def triples(label: str, n: int = LARGE) -> list[ox.Triple]:
     ]
 
 
-def store(server: VirtuosoServer, triples_per_write: int | None = 1_000) -> RemoteStore:
+def store(
+    server: VirtuosoServer, triples_per_write: int | None = 1_000, kind: ServerKind | str = "virtuoso"
+) -> RemoteStore:
     return RemoteStore(
         server.query_endpoint,
-        kind="virtuoso",
+        kind=kind,
         credentials=server.credentials,
         triples_per_write=triples_per_write,
         timeout_s=60,
@@ -79,11 +92,52 @@ def test_one_request_past_the_servers_limit_is_refused_and_the_hint_names_both_s
     assert contents(whole, G1) == b"" and [g for g in whole._listed_graphs() if is_internal(g)] == []
 
 
-def test_a_graph_larger_than_one_transaction_is_written_replaced_and_dropped_in_slices(
+def test_a_graph_larger_than_one_transaction_is_staged_in_slices_and_moved_row_by_row_on_the_server(
+    tiny_log: VirtuosoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Staged in slices; its backup COPY and its MOVE into place run on the server row by row
+    (one transaction each would be refused: SR325), alone in their requests; the client never
+    reads the graph it replaces."""
+    tiny_log.clear()
+    updates: list[bytes] = []
+    read_whole: list[str] = []
+    contents_of = RemoteStore._contents
+
+    def recorded(self: RemoteStore, graphs: list[str]) -> dict[str, frozenset[ox.Triple]]:
+        read_whole.extend(graphs)
+        return contents_of(self, graphs)
+
+    monkeypatch.setattr(RemoteStore, "_contents", recorded)
+
+    def record(method: str, path: str, body: bytes) -> None:
+        if b"MOVE" in body or b"COPY" in body:
+            updates.append(body)
+
+    first, second = triples("first"), triples("second", LARGE + 500)
+    with fault_proxy(tiny_log.base_url, record, authenticated_only=True) as proxy:
+        remote = RemoteStore(
+            f"{proxy}/sparql", kind="virtuoso", credentials=tiny_log.credentials, triples_per_write=250, timeout_s=60
+        )
+        remote.replace_graphs({G1: first, G2: triples("small", 10)})  # staged in slices, moved
+        assert contents(remote, G1) == serialize_dataset(
+            (ox.Quad(*t, ox.NamedNode(G1)) for t in first), ox.RdfFormat.N_QUADS
+        )
+        remote.replace_graphs({G1: second})  # backed up and moved on the server
+    remote = store(tiny_log, triples_per_write=250)
+    expected = serialize_dataset((ox.Quad(*t, ox.NamedNode(G1)) for t in second), ox.RdfFormat.N_QUADS)
+    assert contents(remote, G1) == expected and contents(remote, G2).count(b"\n") == 10
+    row_by_row = [u for u in updates if u.startswith(b"DEFINE sql:log-enable 3")]
+    assert len(row_by_row) == 3 and all(u.count(b" ;") == 0 for u in row_by_row)  # MOVE, COPY, MOVE: alone
+    assert G1 not in read_whole  # its previous triples stay on the server (backup, restore)
+    remote.replace_graphs({}, drop=[G1, G2])  # a DROP of the large graph alone would be refused
+    assert contents(remote, G1, G2) == b"" and [g for g in remote._listed_graphs() if is_internal(g)] == []
+
+
+def test_a_graph_larger_than_one_transaction_is_replaced_in_slices_where_the_server_cannot_go_row_by_row(
     small_log: VirtuosoServer,
 ) -> None:
     small_log.clear()
-    remote = store(small_log)
+    remote = store(small_log, kind=replace(KINDS["virtuoso"], row_by_row=None))
     first, second = triples("first"), triples("second", LARGE + 500)
     remote.replace_graphs({G1: first, G2: triples("small", 10)})  # staged and written in slices
     assert contents(remote, G1) == serialize_dataset(
@@ -92,7 +146,7 @@ def test_a_graph_larger_than_one_transaction_is_written_replaced_and_dropped_in_
     remote.replace_graphs({G1: second})  # backed up in slices, replaced in place
     expected = serialize_dataset((ox.Quad(*t, ox.NamedNode(G1)) for t in second), ox.RdfFormat.N_QUADS)
     assert contents(remote, G1) == expected and contents(remote, G2).count(b"\n") == 10
-    remote.replace_graphs({}, drop=[G1, G2])  # a DROP of the large graph alone would be refused
+    remote.replace_graphs({}, drop=[G1, G2])
     assert contents(remote, G1, G2) == b"" and [g for g in remote._listed_graphs() if is_internal(g)] == []
 
 
@@ -111,14 +165,43 @@ def _first_slice_posted_to_the_target() -> Callable[[str, str, bytes], int | str
     return rule
 
 
+def test_a_failed_row_by_row_move_is_undone_from_the_backup_on_the_server(tiny_log: VirtuosoServer) -> None:
+    """The MOVE of a large staged graph runs row by row, so a failure can leave its target half
+    written: the target is put back from its backup (COPYed row by row), byte for byte."""
+    tiny_log.clear()
+    direct = store(tiny_log, triples_per_write=250)
+    direct.replace_graphs({G1: triples("before")})
+    before = contents(direct, G1)
+    failed_once: list[bytes] = []
+
+    def rule(method: str, path: str, body: bytes) -> str | None:
+        if b"log-enable 3" in body and b"MOVE" in body and not failed_once:
+            failed_once.append(body)
+            return AFTER_500  # moved (the server did it), then reported as failed
+        return None
+
+    with fault_proxy(tiny_log.base_url, rule, authenticated_only=True) as proxy:
+        proxied = RemoteStore(
+            f"{proxy}/sparql", kind="virtuoso", credentials=tiny_log.credentials, triples_per_write=250, timeout_s=60
+        )
+        with pytest.raises(RemoteError) as failed:
+            proxied.replace_graphs({G1: triples("after")})
+    assert failed_once and "previous graphs are back" in (failed.value.hint or "")
+    assert contents(direct, G1) == before and before.count(b"\n") == LARGE
+    assert [g for g in direct._listed_graphs() if is_internal(g)] == []
+
+
 def test_a_failure_between_slices_restores_the_large_graph_from_its_slices(small_log: VirtuosoServer) -> None:
+    """Where the server cannot COPY or MOVE row by row, a large graph is written over in slices
+    from the client, and restored the same way."""
     small_log.clear()
-    direct = store(small_log)
+    kind = replace(KINDS["virtuoso"], row_by_row=None)
+    direct = store(small_log, kind=kind)
     direct.replace_graphs({G1: triples("before")})
     before = contents(direct, G1)
     with fault_proxy(small_log.base_url, _first_slice_posted_to_the_target(), authenticated_only=True) as proxy:
         proxied = RemoteStore(
-            f"{proxy}/sparql", kind="virtuoso", credentials=small_log.credentials, triples_per_write=1_000, timeout_s=60
+            f"{proxy}/sparql", kind=kind, credentials=small_log.credentials, triples_per_write=1_000, timeout_s=60
         )
         with pytest.raises(RemoteError) as failed:
             proxied.replace_graphs({G1: triples("after")})

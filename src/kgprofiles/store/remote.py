@@ -73,8 +73,10 @@ to the old ones; and the server cannot lock, so one writer at a time is the oper
 (the embedded store enforces it).
 Where requests are not transactions (``_replace_verified``), no write request carries more than
 ``triples_per_write`` triples (the kind's, or the toml's): larger graphs go up in slices, a PUT and
-then POSTs (``_upload``), and are never COPYed or MOVEd whole, because Virtuoso refuses a
-transaction whose log passes its limit.
+then POSTs (``_upload``), because Virtuoso refuses a transaction whose log passes its limit. A
+COPY or MOVE of such a graph runs on the server under the kind's ``row_by_row`` prologue (each
+row its own logged transaction: Virtuoso's ``DEFINE sql:log-enable 3``), alone in its request;
+on a kind with none, the graph is read into the client and uploaded in slices instead.
 Costs: each triple crosses the network once, the server stores it twice (staging, then MOVE), and
 each graph's N-Triples text is built in memory before its PUT. Measured against a local
 ``oxigraph serve`` 0.5.13 on disk: replacing a graph of 10,000 triples takes about 1 s; of 100,000
@@ -859,9 +861,8 @@ class RemoteStore:
            fails. This proves the server stores what is sent, term for term.
            0 and 1 go batch by batch (``_TRIPLES_PER_CHECK`` triples): the client holds one batch
            (new, current and staged copies), not the whole graph, and ``graphs`` may read each
-           graph only when asked (``GraphsOf``); only graphs too large for one request are kept
-           whole until 3 (their staged copy is checked part by part: ``_verify_in_parts``), as
-           are, from 2, the previous content of such graphs.
+           graph only when asked (``GraphsOf``). The staged copy of a graph too large for one
+           request is checked part by part (``_verify_in_parts``).
         2. Each graph about to change is COPYed to a backup graph; the backup's count must be
            the graph's.
         3. Updates move the staging graphs into place and drop the dropped graphs.
@@ -871,16 +872,16 @@ class RemoteStore:
            backups are dropped only once the targets are verified (new or restored).
 
         No request carries more than ``triples_per_write`` triples: a graph larger than that is
-        never COPYed or MOVEd (one transaction on the server) but uploaded in slices from the
-        triples in hand (``_upload``): its backup from its triples read in 2 (only such graphs
-        are read whole), the target from the new triples in 3 (over the old ones, in place), the
-        restore from what was read in 2."""
+        COPYed or MOVEd alone in its request, row by row (``_copies``); on a kind that cannot,
+        it is uploaded in slices from triples in the client (``_upload``): its backup from its
+        triples read in 2, the target from the new triples kept from 1 (over the old ones, in
+        place), the restore from what was read in 2."""
         token = secrets.token_hex(8)
         sizes = self._counts([*graphs, *dropped])
         dropped = [g for g in dropped if g in sizes]
         journaled = False  # once a graph changes: before its first staging graph
         new: dict[str, int] = {}  # the graphs that change: their triples (0: removed)
-        whole: dict[str, frozenset[ox.Triple]] = {}  # those too large for one request: uploaded in place in 3
+        whole: dict[str, frozenset[ox.Triple]] = {}  # those the server cannot MOVE: uploaded in place in 3
         staged: dict[str, str | None] = {}
         try:
             for batch in _read_in_batches(graphs, _TRIPLES_PER_CHECK):
@@ -896,13 +897,14 @@ class RemoteStore:
                     staged[graph] = names.get(graph)  # recorded first: a failed upload may have landed
                     if sent:
                         self._upload(names[graph], sent)
-                too_large = {g for g in names if not self._fits(len(batch[g][1]))}  # kept whole until 3
+                too_large = {g for g in names if not self._fits(len(batch[g][1]))}  # checked in parts
                 on_server = self._contents([name for g, name in names.items() if g not in too_large])
                 for graph, (_, sent) in changed.items():
                     what = f"the staged copy of <{graph}>"
                     if graph in too_large:
                         self._verify_in_parts(what, names[graph], sent)
-                        whole[graph] = sent
+                        if not self._copies(len(sent)):
+                            whole[graph] = sent
                     elif sent:
                         _verify(what, on_server.get(names[graph], frozenset()), sent)
                     new[graph] = len(sent)
@@ -913,7 +915,7 @@ class RemoteStore:
         backups: dict[str, str] = {}
         previous: dict[str, frozenset[ox.Triple]] = {}
         try:
-            large = [g for g in touched if not self._fits(sizes.get(g, 0))]
+            large = [g for g in touched if not self._copies(sizes.get(g, 0))]
             previous = self._contents(large)  # (a graph read in 0 is unchanged: not touched)
             # the backup's name says whose it is: <backup/token/the target's IRI, percent-encoded>
             backups = {
@@ -968,6 +970,11 @@ class RemoteStore:
         """Whether one write request may carry ``triples`` triples."""
         return self.triples_per_write is None or triples <= self.triples_per_write
 
+    def _copies(self, triples: int) -> bool:
+        """Whether the server can COPY or MOVE a graph of ``triples`` triples: in one
+        transaction, or row by row (``_post_sized``)."""
+        return self._fits(triples) or self.kind.row_by_row is not None
+
     def _upload(self, graph: str, triples: Iterable[ox.Triple]) -> None:
         """Replace ``graph`` by the triples (as stored: skolem IRIs) through the Graph Store
         Protocol: one PUT, or, past ``triples_per_write``, a PUT of the first slice and a POST
@@ -983,9 +990,12 @@ class RemoteStore:
 
     def _post_sized(self, operations: Sequence[tuple[str, int]]) -> None:
         """Update operations, each with the triples it writes, in requests of at most 100
-        operations and ``triples_per_write`` triples."""
+        operations and ``triples_per_write`` triples; one that writes more goes alone, row by row
+        where the kind can (``row_by_row``: not one transaction, so verified by its caller)."""
+        heavy = {operation for operation, triples in operations if not self._fits(triples)}
         for batch in _batches(operations, _OPERATIONS_PER_REQUEST, self._fits):
-            self._post_update(SparqlText.of(" ;\n".join(batch)))
+            prologue = f"{self.kind.row_by_row}\n" if self.kind.row_by_row and heavy.intersection(batch) else ""
+            self._post_update(SparqlText.of(prologue + " ;\n".join(batch)))
 
     def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
         """Apply a patch where requests are not transactions: in requests of at most
@@ -1037,8 +1047,8 @@ class RemoteStore:
         previous: Mapping[str, frozenset[ox.Triple]],
         cause: BaseException,
     ) -> None:
-        """Put every touched graph back as it was, from its backup (a graph too large to COPY in
-        one request: uploaded again from ``previous``), and count it (``sizes``: the counts
+        """Put every touched graph back as it was, from its backup (a graph the server cannot
+        COPY: uploaded again from ``previous``), and count it (``sizes``: the counts
         before); the backups are dropped only if every graph is back."""
         try:
             operations: list[tuple[str, int]] = []

@@ -16,7 +16,10 @@ A remote server is a kind, not a guess (``kind`` in ``[kgprofiles.server]`` of k
 * the most triples one write request may carry (``triples_per_write``; ``triples_per_write`` in
   the toml overrides it): Virtuoso aborts a transaction whose log passes its
   ``TransactionAfterImageLimit`` (error SR325), and a PUT, COPY or MOVE of a graph is one
-  transaction, so larger graphs go up in slices (``store/remote.py``).
+  transaction, so larger graphs go up in slices (``store/remote.py``);
+* how to run an update row by row (``row_by_row``: a prologue under which each row is its own
+  committed, logged transaction): a COPY or MOVE of a graph larger than one transaction then runs
+  on the server, not through the client (Virtuoso: ``DEFINE sql:log-enable 3``).
 
 ``generic`` is any SPARQL 1.1 server with the Graph Store Protocol: nothing is assumed of it, so
 it gets the verified replace.
@@ -49,6 +52,7 @@ class ServerKind:
     sorted_rows_limit: int | None = None  # rows it sorts at most for ORDER BY … LIMIT/OFFSET
     system_graph_prefixes: tuple[str, ...] = ()
     triples_per_write: int | None = None  # None: a write request carries any number of triples
+    row_by_row: str | None = None  # the prologue that commits an update row by row (None: none known)
     #: The SPARQL results formats asked for, best first (both are read; XML without a DTD).
     results_accept: str = "application/sparql-results+json, application/sparql-results+xml;q=0.5"
     guarantee: str = ""
@@ -100,6 +104,9 @@ KINDS: dict[str, ServerKind] = {
             # 50 MB of transaction log (the default TransactionAfterImageLimit) held a 1.5 M-triple
             # COPY of short triples but not the MOVE of a 1.35 M-triple inferred graph
             triples_per_write=20_000,
+            # row-by-row autocommit with the log kept: OpenLink's way to CLEAR, COPY or MOVE a
+            # graph of any size (virtuoso-opensource issues 1085, 541)
+            row_by_row="DEFINE sql:log-enable 3",
             # its JSON writer is slow: 10,000 rows of a 10,000-person store in 0.92 s as JSON,
             # 0.29 s as XML (and pyoxigraph reads XML faster than JSON is read in Python)
             results_accept="application/sparql-results+xml, application/sparql-results+json;q=0.5",
