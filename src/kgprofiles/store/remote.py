@@ -751,12 +751,17 @@ class RemoteStore:
 
     def _read_part(self, node: ox.NamedNode, kind: str, terms: list[str], raw: bool) -> list[ox.Quad]:
         """The triples of the graph ``node`` with these predicates (``kind`` "p") or these
-        (predicate object) pairs ("o")."""
-        if kind == "p":
-            values = f"VALUES ?p {{ {' '.join(terms)} }}"
-        else:
-            values = f"VALUES (?p ?o) {{ {' '.join(f'({pair})' for pair in terms)} }}"
-        rows = self._select_rows(f"SELECT ?s ?p ?o WHERE {{ {values} GRAPH {node} {{ ?s ?p ?o }} }}", raw=raw)
+        (predicate object) pairs ("o", objects as the server gave them in ``_parts_of``): a UNION
+        of one constant pattern each, which Virtuoso answers from its indexes. With ``VALUES``
+        instead it sometimes scanned the whole graph for each pair: 40-51 s a part of 10,000
+        triples of the 1.36 M-triple inferred graph of 10,000 people, then SR171 (bench/RESULTS.md,
+        2026-12-04 13:54), where the same part took 0.1 s in other runs."""
+        branches = []
+        for term in terms:
+            predicate, _, value = term.partition(" ") if kind == "o" else (term, "", "")
+            bound = f" BIND({value} AS ?o)" if value else ""
+            branches.append(f"{{ GRAPH {node} {{ ?s {predicate} {value or '?o'} }} BIND({predicate} AS ?p){bound} }}")
+        rows = self._select_rows(f"SELECT ?s ?p ?o WHERE {{ {' UNION '.join(branches)} }}", raw=raw)
         return [ox.Quad(row["s"], row["p"], row["o"], node) for row in rows]  # type: ignore[arg-type]
 
     def _counted(self, sparql: str) -> list[tuple[str, int]]:
