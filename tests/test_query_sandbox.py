@@ -103,6 +103,23 @@ def test_a_query_over_the_memory_cap_fails_cleanly(seed_store_dir: Path) -> None
         assert small.run(job(seed_store_dir, "ASK { ?s ?p ?o }"), 10) is True
 
 
+def test_a_capped_worker_keeps_its_address_space_for_queries(seed_store_dir: Path) -> None:
+    """The cap is address space (RLIMIT_AS): glibc's per-thread malloc arenas (64 MB reserved
+    each) once took a worker past 1 GB with no query running, and under a 700 MiB cap a thread
+    of the store could not start and aborted the worker. The worker caps its arenas."""
+    with QueryPool(workers=1, queue=0, memory_mb=700) as small:
+        small.start()
+        for _ in range(3):
+            assert small.run(job(seed_store_dir, "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }"), 10)
+        pid = small._idle[0].process.pid
+        peak_kb = next(
+            int(line.split()[1])
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+            if line.startswith("VmPeak:")
+        )
+        assert peak_kb < 400 * 1024, f"the worker reserved {peak_kb // 1024} MiB of its 700"
+
+
 def test_a_full_pool_refuses_at_once_and_a_queued_query_waits(seed_store_dir: Path) -> None:
     with QueryPool(workers=1, queue=1) as one:
         one.start()

@@ -312,6 +312,10 @@ def run_in_thread(store: OxigraphStore, job: QueryJob) -> Answer:
 # -- the worker process -------------------------------------------------------------------------
 
 
+#: glibc's mallopt parameter for the most malloc arenas.
+_M_ARENA_MAX = -8
+
+
 def _libc() -> Any:
     return ctypes.CDLL(None, use_errno=True)
 
@@ -335,6 +339,12 @@ def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
         _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # gone with the forkserver, gone with us
     problem = isolate_network() if isolate else "the pool was asked not to isolate its workers"
     if memory_mb:
+        with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to cap
+            # glibc gives each thread that allocates its own arena, reserving 64 MB of address
+            # space: RocksDB's threads took a worker to 1.2 GB of RLIMIT_AS before any query
+            # (300 MB with two arenas), and a thread that could not start aborted the worker
+            # ("std::system_error: Resource temporarily unavailable", exit -6)
+            _libc().mallopt(_M_ARENA_MAX, 2)
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     conn.send(("ready", problem))
