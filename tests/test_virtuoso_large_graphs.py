@@ -74,6 +74,19 @@ def store(
     )
 
 
+def whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The graphs any RemoteStore reads whole into the client (``_contents``) from now on."""
+    read: list[str] = []
+    contents_of = RemoteStore._contents
+
+    def recorded(self: RemoteStore, graphs: list[str]) -> dict[str, frozenset[ox.Triple]]:
+        read.extend(graphs)
+        return contents_of(self, graphs)
+
+    monkeypatch.setattr(RemoteStore, "_contents", recorded)
+    return read
+
+
 def contents(remote: RemoteStore, *graphs: str) -> bytes:
     return serialize_dataset(remote._quads_of(list(graphs)), ox.RdfFormat.N_QUADS)
 
@@ -100,14 +113,7 @@ def test_a_graph_larger_than_one_transaction_is_staged_in_slices_and_moved_row_b
     reads the graph it replaces."""
     tiny_log.clear()
     updates: list[bytes] = []
-    read_whole: list[str] = []
-    contents_of = RemoteStore._contents
-
-    def recorded(self: RemoteStore, graphs: list[str]) -> dict[str, frozenset[ox.Triple]]:
-        read_whole.extend(graphs)
-        return contents_of(self, graphs)
-
-    monkeypatch.setattr(RemoteStore, "_contents", recorded)
+    read_whole = whole_reads(monkeypatch)
 
     def record(method: str, path: str, body: bytes) -> None:
         if b"MOVE" in body or b"COPY" in body:
@@ -286,14 +292,7 @@ def test_a_large_staged_graph_is_checked_part_by_part(
     remote = RemoteStore(
         virtuoso_server.query_endpoint, kind=kind, credentials=virtuoso_server.credentials, triples_per_write=1_000
     )
-    read_whole: list[str] = []
-    contents = RemoteStore._contents
-
-    def recorded(self: RemoteStore, graphs: list[str]) -> dict[str, frozenset[ox.Triple]]:
-        read_whole.extend(graphs)
-        return contents(self, graphs)
-
-    monkeypatch.setattr(RemoteStore, "_contents", recorded)
+    read_whole = whole_reads(monkeypatch)
     try:
         remote.replace_graphs({G1: [*typed, *valued]})
         assert sorted(map(str, remote.quads(G1))) == sorted(

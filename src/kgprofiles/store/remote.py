@@ -755,7 +755,7 @@ class RemoteStore:
         of one constant pattern each, which Virtuoso answers from its indexes. With ``VALUES``
         instead it sometimes scanned the whole graph for each pair: 40-51 s a part of 10,000
         triples of the 1.36 M-triple inferred graph of 10,000 people, then SR171 (bench/RESULTS.md,
-        2026-12-04 13:54), where the same part took 0.1 s in other runs."""
+        2026-12-04 13:05), where the same part took 0.1 s in other runs."""
         branches = []
         for term in terms:
             predicate, _, value = term.partition(" ") if kind == "o" else (term, "", "")
