@@ -15,6 +15,7 @@ through the proxy; so does a server's result-cap header.
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import urllib.error
@@ -31,6 +32,17 @@ AFTER_RESET = "after-reset"
 Rule = Callable[[str, str, bytes], int | str | None]
 _REQUEST_HEADERS = ("Content-Type", "Accept", "Authorization")
 _ANSWER_HEADERS = ("WWW-Authenticate", "X-SPARQL-MaxRows")
+
+
+#: An update that starts by inserting into a staging graph (``RemoteStore._stage``).
+_STAGING_INSERT = re.compile(rb"INSERT DATA \{ GRAPH <[^>]*/staging/[0-9a-f]{16}/[0-9]+>")
+
+
+def stages(method: str, body: bytes) -> bool:
+    """Whether a request writes into a write's staging graph: a PUT (a large graph, through the
+    Graph Store Protocol), or an update whose INSERT DATA names one (small graphs, many a request);
+    not the journal's record, whose IRI has no graph number."""
+    return method == "PUT" or (method == "POST" and _STAGING_INSERT.match(body) is not None)
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):

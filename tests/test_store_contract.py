@@ -488,12 +488,15 @@ def test_remote_blank_nodes_are_skolemized_on_the_server(oxigraph_server: Oxigra
 
 
 def test_remote_rejected_graph_changes_nothing(oxigraph_server: OxigraphServer) -> None:
+    """A graph the server refuses (its N-Triples parser: a langString without a language; a
+    graph of more than 500 triples goes up by PUT), after others were staged."""
     store = RemoteStore(oxigraph_server.query_endpoint)
     store.replace_graphs({G1: ADA_GRAPH, G2: GRACE_GRAPH})
     before = snapshot(store)
     rejected = t(ALAN, NAME, ox.Literal("x", datatype=ox.NamedNode(RDF_LANG_STRING)))  # no language tag
+    large = [rejected, *(t(ALAN, NAME, ox.Literal(f"name {n}")) for n in range(500))]
     with pytest.raises(RemoteError, match=r"/store\?graph=.* answered HTTP 400"):
-        store.replace_graphs({G1: [ADA_GRAPH[0]], G2: [rejected], G3: GRACE_GRAPH})
+        store.replace_graphs({G1: [ADA_GRAPH[0]], G2: large, G3: GRACE_GRAPH})
     assert snapshot(store) == before
     assert b"staging" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
 
@@ -530,7 +533,7 @@ def test_a_verified_replace_checks_batch_by_batch_and_a_late_failure_changes_not
     and read back a batch at a time, so the client never holds the whole graph: here batches of
     two triples. An upload that fails in the third batch leaves every graph as it was and no
     staging graph behind; without the fault the same write lands whole."""
-    from fault_proxy import fault_proxy
+    from fault_proxy import fault_proxy, stages
     from kgprofiles.store import remote
 
     monkeypatch.setattr(remote, "_TRIPLES_PER_CHECK", 2)
@@ -547,12 +550,14 @@ def test_a_verified_replace_checks_batch_by_batch_and_a_late_failure_changes_not
 
     def third_batch_fails(method: str, where: str, body: bytes) -> int | None:
         staged = re.search(rb"staging/[0-9a-f]{16}/", body)  # a staging graph (not the journal)
-        seen.append("read staging" if method == "POST" and staged and body.startswith(b"query=") else method)
-        return 500 if method == "PUT" and seen.count("PUT") == 3 else None
+        read = method == "POST" and staged and body.startswith(b"query=")
+        seen.append("read staging" if read else "stage" if stages(method, body) else method)
+        return 500 if seen.count("stage") == 3 and seen[-1] == "stage" else None
 
     with fault_proxy(oxigraph_server.base_url, third_batch_fails) as proxy, pytest.raises(RemoteError, match="500"):
         RemoteStore(f"{proxy}/query", kind="generic").replace_graphs(new)
-    assert seen.index("read staging") < seen.index("PUT", seen.index("PUT") + 1)  # a batch read back before the next
+    second_batch = seen.index("stage", seen.index("stage") + 1)
+    assert seen.index("read staging") < second_batch  # a batch is read back before the next is staged
     assert snapshot(store) == before
     assert b"staging/" not in server_select(oxigraph_server, "SELECT ?g WHERE { GRAPH ?g {} }")
     store.replace_graphs(new)

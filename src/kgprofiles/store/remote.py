@@ -44,8 +44,9 @@ How each operation travels:
   in N-Triples syntax, so a literal cannot escape its quotes); error positions the server
   reports are mapped back to the caller's text;
 * updates are POSTed as ``application/sparql-update``;
-* graphs go up WHOLE with ``PUT <store>?graph=<iri>`` and an N-Triples body, never triple by
-  triple.
+* graphs go up WHOLE, never triple by triple: a small one (a person's file) in an INSERT DATA,
+  many such in one update request; a larger one with ``PUT <store>?graph=<iri>`` and an
+  N-Triples body (``_stage``).
 
 Blank nodes are skolemized before upload: ``_:label`` becomes
 ``<https://w3id.org/kgprofiles/.well-known/genid/label>`` (the label percent-encoded), a function of
@@ -56,9 +57,10 @@ blank nodes read from the store can be used in later queries. Inside SPARQL run 
 such nodes are IRIs (``isBlank`` is false for them). Blank nodes the server creates itself (an
 update with ``INSERT DATA { _:b … }``) are not skolemized and cannot be bound.
 
-Atomic replacement (``replace_graphs`` on a transactional kind): each new graph is PUT whole into its own staging graph
-``https://w3id.org/kgprofiles/graph/staging/<token>/<n>``; then ONE update request does, for each
-target, ``DROP SILENT GRAPH <target> ; MOVE <staging> TO <target>`` and drops the ``drop`` graphs.
+Atomic replacement (``replace_graphs`` on a transactional kind): each new graph is written whole
+into its own staging graph ``https://w3id.org/kgprofiles/graph/staging/<token>/<n>``; then ONE
+update request does, for each target, ``DROP SILENT GRAPH <target> ; MOVE <staging> TO <target>``
+and drops the ``drop`` graphs.
 MOVE is not SILENT, so a staging graph gone missing fails the whole request instead of emptying a
 target. If anything fails, the staging graphs are dropped; if even that fails (the server went
 away), they stay, invisible to ``graphs()``, ``quads()`` and dumps, and the next write removes
@@ -842,13 +844,16 @@ class RemoteStore:
         if graphs:
             self._post_update(_journal(token, len(graphs)))
         staged: dict[str, str | None] = {}
-        try:
+
+        def staging() -> Iterator[tuple[str, list[ox.Triple]]]:
             for n, (graph, triples) in enumerate(graphs.items()):
-                staging = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
-                body = ox.serialize((skolemize(as_triple(x)) for x in triples), format=ox.RdfFormat.N_TRIPLES)
-                staged[graph] = staging if body else None  # recorded first: a failed PUT may have landed
-                if body:
-                    self._put_graph(staging, body)
+                sent = [skolemize(as_triple(x)) for x in triples]
+                staged[graph] = f"{STAGING_GRAPH_PREFIX}{token}/{n}" if sent else None
+                if sent:  # recorded first: a failed write may have landed
+                    yield f"{STAGING_GRAPH_PREFIX}{token}/{n}", sent
+
+        try:
+            self._stage(staging())
             operations = _swap_operations(staged, dropped) + (_patch_operations(*patch) if patch else [])
             if operations:
                 self._post_update(SparqlText.of(" ;\n".join(operations + ([_FORGET] if graphs else []))))
@@ -898,10 +903,9 @@ class RemoteStore:
                 if names and not journaled:
                     self._post_update(_journal(token, len(graphs)))
                     journaled = True
-                for graph, (_, sent) in changed.items():
-                    staged[graph] = names.get(graph)  # recorded first: a failed upload may have landed
-                    if sent:
-                        self._upload(names[graph], sent)
+                for graph in changed:
+                    staged[graph] = names.get(graph)  # recorded first: a failed write may have landed
+                self._stage((names[g], list(t)) for g, (_, t) in changed.items() if t)
                 too_large = {g for g in names if not self._fits(len(batch[g][1]))}  # checked in parts
                 on_server = self._contents([name for g, name in names.items() if g not in too_large])
                 for graph, (_, sent) in changed.items():
@@ -979,6 +983,30 @@ class RemoteStore:
         """Whether the server can COPY or MOVE a graph of ``triples`` triples: in one
         transaction, or row by row (``_post_sized``)."""
         return self._fits(triples) or self.kind.row_by_row is not None
+
+    def _stage(self, graphs: Iterable[tuple[str, Sequence[ox.Triple]]]) -> None:
+        """Write each (new, empty) staging graph with its triples (as stored: skolem IRIs): a
+        small one (at most ``_PATCH_TRIPLES`` triples, ``_INSERT_BYTES`` of text) by INSERT DATA,
+        many in one update request (at most ``_OPERATIONS_PER_REQUEST``, ``_INSERT_BYTES`` in
+        all); a larger one through the Graph Store Protocol (``_upload``). A person's graph is
+        about 100 triples: a PUT each cost a 100,000-person build into Virtuoso 1,960 s of
+        requests, and INSERT DATA of 20-40 graphs a request half the time of a PUT each
+        (bench/RESULTS.md, 2026-12-04 13:05)."""
+        batch: list[str] = []
+        size = 0
+        for graph, triples in graphs:
+            small = len(triples) <= _PATCH_TRIPLES
+            block = f"INSERT DATA {{ {data_block(graph_node(graph), triples)} }}" if small else ""
+            if not block or len(block) > _INSERT_BYTES:
+                self._upload(graph, triples)
+                continue
+            if batch and (len(batch) == _OPERATIONS_PER_REQUEST or size + len(block) > _INSERT_BYTES):
+                self._post_update(SparqlText.of(" ;\n".join(batch)))
+                batch, size = [], 0
+            batch.append(block)
+            size += len(block)
+        if batch:
+            self._post_update(SparqlText.of(" ;\n".join(batch)))
 
     def _upload(self, graph: str, triples: Iterable[ox.Triple]) -> None:
         """Replace ``graph`` by the triples (as stored: skolem IRIs) through the Graph Store
@@ -1283,6 +1311,8 @@ _SORT_REFUSED = "Sorted TOP clause"
 _SMALLEST_PAGE = 100
 #: Triples in one DELETE DATA or INSERT DATA of a patch, and in one VALUES that checks it.
 _PATCH_TRIPLES = 500
+#: Text of the INSERT DATA operations that stage small graphs, in one update request at most.
+_INSERT_BYTES = 256 * 1024
 #: A body larger than this goes out signed (Digest learnt first).
 _PRIME_ABOVE = 64 * 1024
 #: Every graph that holds a triple. GROUP BY, not DISTINCT: Virtuoso 7.2.5 answers this DISTINCT in
