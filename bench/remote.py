@@ -38,8 +38,8 @@ from servers import VirtuosoServer  # noqa: E402  (the tests' own server: one wa
 
 
 def timed(command: list[str], env: dict[str, str], show: bool = False) -> float:
-    """The wall time of ``command`` (its output's last line printed if ``show``); a failure is
-    reported and counted as NaN (the run goes on)."""
+    """The wall time of ``command`` (if ``show``, its time by step and its output's last line are
+    printed); a failure is reported and counted as NaN (the run goes on)."""
     started = time.monotonic()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.monotonic() - started
@@ -48,7 +48,9 @@ def timed(command: list[str], env: dict[str, str], show: bool = False) -> float:
             f"FAILED ({done.returncode}) after {elapsed:.1f} s: {' '.join(command)}\n{done.stderr[-1500:]}", flush=True
         )
         return float("nan")
-    if show:
+    if show:  # the build's time by step ("build: parse done in 102.22s"), then its last line
+        steps = [line for line in done.stderr.splitlines() if " done in " in line]
+        print(*(f"  {line}" for line in steps), sep="\n", flush=True)
         print(f"  {(done.stdout.strip() or done.stderr.strip()).splitlines()[-1:]}", flush=True)
     return elapsed
 
