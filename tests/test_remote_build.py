@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -200,6 +201,54 @@ def test_a_load_whose_patch_fails_leaves_the_server_as_it_was(
     assert len(seen) == (1 if kind == "oxigraph" else 2)
     assert _staging_graphs(endpoint) == []
     assert server_quads(endpoint) == before
+
+
+@pytest.mark.parametrize(("stop", "code", "said"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "stopped")])
+def test_a_build_stopped_after_its_swap_puts_the_previous_graphs_back(
+    oxigraph_server, tmp_path: Path, project_store: Path, stop: str, code: int, said: str
+) -> None:
+    """Ctrl-C or SIGTERM while a build into a server checks its swap (kind generic: requests are
+    not transactions): the server has already moved the new graphs into place, so the build
+    restores the previous ones from their backups before it exits, and says it was stopped."""
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    from fault_proxy import fault_proxy
+    from kgprofiles.store.remote import is_internal
+
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+    before = server_quads(endpoint)
+    data, _ = _renamed_topics(tmp_path)
+    swapped, hanging, release = threading.Event(), threading.Event(), threading.Event()
+
+    def hang_the_check_after_the_swap(method: str, where: str, body: bytes) -> None:
+        if method == "POST" and b"MOVE" in body:
+            swapped.set()
+        elif swapped.is_set() and not hanging.is_set() and body.startswith(b"query="):
+            hanging.set()  # the first read after the swap: the build waits here for its answer
+            release.wait(timeout=60)
+
+    env = {**os.environ, "KGPROFILES_DATA": str(data), "KGPROFILES_SERVER_KIND": "generic"}
+    with fault_proxy(oxigraph_server.base_url, hang_the_check_after_the_swap) as proxy:
+        command = [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), "build", "-q"]
+        build = subprocess.Popen(
+            [*command, "--endpoint", f"{proxy}/query"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        try:
+            assert hanging.wait(timeout=120), "the build never reached its swap"
+            assert server_quads(endpoint) != before  # the new graphs are in place
+            build.send_signal(getattr(signal, stop))
+            _, stderr = build.communicate(timeout=120)
+        finally:
+            release.set()
+            build.kill()
+    assert build.returncode == code, stderr
+    assert f"kgprofiles: {said}".encode() in stderr and b"Traceback" not in stderr
+    assert server_quads(endpoint) == before
+    assert [g for g in RemoteStore(endpoint).graphs() if is_internal(g)] == _staging_graphs(endpoint) == []
 
 
 def test_staging_left_by_a_write_that_lost_the_server_is_removed_by_the_next_write(

@@ -3,14 +3,23 @@ message, a hint and an exit code. No traceback reaches a user.
 
 Exit codes: 0 done; 1 the data breaks a shape (or a check found a problem); 2 input that cannot be
 read or understood; 3 the store (busy, missing, broken); 4 a remote server; 70 a bug in kgprofiles
-(the message says how to see the traceback); 130 interrupted.
+(the message says how to see the traceback); 130 interrupted (Ctrl-C); 143 stopped (SIGTERM).
+
+SIGTERM (``kill``, a service manager, a CI timeout) stops a command as Ctrl-C does: it is raised
+as ``Terminated``, a KeyboardInterrupt, so every write undoes what it started (a server's graphs
+restored from their backups, staging graphs dropped) before the process ends. ``serve`` handles
+both signals itself.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import typer
@@ -22,6 +31,11 @@ from kgprofiles.errors import KgError
 DEBUG_VARIABLE = "KGPROFILES_DEBUG"
 EXIT_BUG = 70
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was sent SIGTERM: handled as Ctrl-C (module docstring)."""
 
 
 #: A shell's code for a command ended by a closed pipe (128 + SIGPIPE).
@@ -39,6 +53,8 @@ def exit_code_of(error: BaseException) -> int:
     """The exit code for an error raised by a command (after it has been reported)."""
     if isinstance(error, KgError):
         return error.exit_code
+    if isinstance(error, Terminated):
+        return EXIT_TERMINATED
     if isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED
     return EXIT_BUG
@@ -52,7 +68,8 @@ def report_any(error: BaseException) -> int:
     if isinstance(error, KgError):
         report(error)
     elif isinstance(error, KeyboardInterrupt):
-        typer.secho("kgprofiles: interrupted; nothing was published", err=True, fg="red")
+        how = "stopped (SIGTERM)" if isinstance(error, Terminated) else "interrupted"
+        typer.secho(f"kgprofiles: {how}; nothing was published", err=True, fg="red")
     elif isinstance(error, MemoryError):
         typer.secho("kgprofiles: out of memory", err=True, fg="red")
         typer.echo("hint: the input is too large for this machine; split it, or raise the limits", err=True)
@@ -88,8 +105,28 @@ class ErrorBoundary(TyperGroup):
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]  # Typer's own Context
         try:
-            return super().invoke(ctx)
+            with _sigterm_as_interrupt():
+                return super().invoke(ctx)
         except (Exception, KeyboardInterrupt) as error:
             if _is_the_frameworks(error):
                 raise
             raise typer.Exit(report_any(error)) from None
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` while a command runs (in the main thread only: Python
+    delivers signals there; elsewhere, as in some test runners, nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGTERM, previous)
