@@ -134,6 +134,32 @@ def test_matches_are_counted_up_to_a_thousand(settings: Settings) -> None:
         index.close()
 
 
+def test_with_thousands_of_matches_a_matching_name_still_comes_first(settings: Settings) -> None:
+    """2,100 people whose headline says "zeta", then (last in the index) the one named Zeta: past a
+    thousand matches the search ranks tier by tier, names first, each tier among its first 2,000
+    matches in index order (search.CANDIDATES), so the named one leads wherever it is. The bound
+    is real: the last 100 headlines are shorter (BM25 would rank them first) and are not ranked."""
+    store = OxigraphStore("memory:")
+    people = " ".join(
+        f'<{EX}p{n:04}> a <{KGP}Person> ; <{KGP}name> "Person {n}" ; <{KGP}headline> "Zeta studies" .'
+        if n < 2000
+        else f'<{EX}p{n:04}> a <{KGP}Person> ; <{KGP}name> "P{n}" ; <{KGP}headline> "Zeta" .'
+        for n in range(2100)
+    )
+    store.update(f'INSERT DATA {{ GRAPH <{EX}g> {{ {people} <{EX}zz> a <{KGP}Person> ; <{KGP}name> "Zeta" . }} }}')
+    index = SearchIndex.in_memory(store, settings.queries_dir)
+    try:
+        found = index.search("zeta", limit=20)
+        assert (found.count_text(), len(found.hits)) == ("1,000+ results", 20)
+        assert found.hits[0].iri == f"{EX}zz" and found.hits[0].snippet == (("Zeta", True),)
+        assert {hit.iri for hit in found.hits[1:]} <= {f"{EX}p{n:04}" for n in range(2000)}  # the first 2,000
+        assert found.hits[1].snippet == (("Zeta", True), (" studies", False))
+        assert index.search("zeta", limit=5, offset=1).hits == found.hits[1:6]  # pages follow on
+        assert iris(index, "zet")[0] == f"{EX}zz"  # a prefix as well
+    finally:
+        index.close()
+
+
 def test_results_are_in_the_same_order_every_time(seed_index: SearchIndex, seed_store, settings: Settings) -> None:
     again = SearchIndex.in_memory(seed_store, settings.queries_dir)
     try:

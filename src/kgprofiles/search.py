@@ -13,6 +13,18 @@ How it matches and ranks:
   headline, which counts more than one in the narrative; ties go to people, then organisations,
   topics and works, then by name and IRI, so the same index always gives the same order.
 
+Work per search is bounded, whatever the graph's size. FTS5 scores every match before it sorts,
+and reads the whole list of every word that is a prefix: at 100,000 people "synthetic person"
+(every person) took 250 ms. So where a search matches more than ``MAX_COUNTED`` items it is
+ranked among candidates, tier by tier: items whose names (or other names) match, then those whose
+headlines match, then any; in each tier only the first ``CANDIDATES`` matches in index order
+are ranked (BM25, as above), and the tiers follow one another, so an item whose name matches
+comes first wherever it is in the index, while a word that thousands of narratives share ranks
+only the first of them. And where every word as typed (not as a prefix) already matches more
+than ``MAX_COUNTED`` items, the candidates are those words' matches (a prefix would only add
+more): a common word costs what a rare one does. A search that matches at most ``MAX_COUNTED``
+items is ranked whole, exactly as above.
+
 User text is never FTS5 syntax: it is cut into whitespace-separated chunks, and each chunk is
 written as one quoted string (``"gpt-fast"*``: the phrase "gpt fast", its last word a prefix),
 so quotes, ``NEAR``, ``*``, ``:``, parentheses and ``AND``/``OR``/``NOT`` are just text; control
@@ -68,6 +80,10 @@ MAX_QUERY_CHARS = 200
 MAX_CHUNKS = 10
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
+#: Past MAX_COUNTED matches, the matches of each tier ranked at most (in index order).
+CANDIDATES = 2000
+#: The tiers of a search with many matches: FTS5 column filters, best first ("": every column).
+TIERS = ("{name alt}", "{headline}", "")
 SNIPPET_TOKENS = 12
 _START, _END = "\x02", "\x03"  # FTS5's match markers in snippets; never in the indexed text
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
@@ -99,7 +115,7 @@ class Results:
     more: bool = False
 
     def count_text(self) -> str:
-        """"1 result", "12 results", "1,000+ results"."""
+        """ "1 result", "12 results", "1,000+ results"."""
         plus = "+" if self.more else ""
         return f"{self.total:,}{plus} result{'' if self.total == 1 and not self.more else 's'}"
 
@@ -107,12 +123,15 @@ class Results:
 # -------------------------------------------------------------------------- the user's query
 
 
-def match_expression(text: str) -> str | None:
+def match_expression(text: str, *, prefix: bool = True) -> str | None:
     """The FTS5 query for what a user typed: each whitespace-separated chunk one quoted string
-    (a quote in it doubled) with a prefix star, ANDed; None when nothing searchable is left.
+    (a quote in it doubled) with a prefix star (``prefix``), ANDed; None when nothing searchable
+    is left.
 
     >>> print(match_expression('gpt-fast NEAR(a b) x* say"hi'))
     "gpt-fast"* "NEAR(a"* "b)"* "x*"* "say""hi"*
+    >>> print(match_expression("synthetic person", prefix=False))
+    "synthetic" "person"
     >>> match_expression(' * - " ') is None
     True
     """
@@ -120,7 +139,8 @@ def match_expression(text: str) -> str | None:
     chunks = [c for c in cleaned.split() if any(ch.isalnum() for ch in c)][:MAX_CHUNKS]
     if not chunks:
         return None
-    return " ".join('"' + chunk.replace('"', '""') + '"*' for chunk in chunks)
+    star = "*" if prefix else ""
+    return " ".join('"' + chunk.replace('"', '""') + '"' + star for chunk in chunks)
 
 
 def clean_text(text: str) -> str:
@@ -366,30 +386,67 @@ class SearchIndex:
         """The items matching ``text``, best first (at most ``limit``, after ``offset``)."""
         if not 0 < limit <= MAX_LIMIT or offset < 0:
             raise InputError(f"limit must be 1 to {MAX_LIMIT} and offset 0 or more")
-        expression = match_expression(text)
+        expression, exact = match_expression(text), match_expression(text, prefix=False)
         text = clean_text(text)
-        if expression is None:
+        if expression is None or exact is None:
             return Results(text, 0, ())
-        weights = ", ".join(str(w) for w in WEIGHTS)
         try:
             with self._lock:
-                counted = self._connection.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (expression, MAX_COUNTED + 1)
-                ).fetchone()[0]
-                rows = self._connection.execute(
-                    f"""SELECT d.iri, d.kind, d.name, snippet(fts, -1, ?, ?, '…', ?), bm25(fts, {weights}) AS score
-                        FROM fts JOIN docs d ON d.id = fts.rowid
-                        WHERE fts MATCH ?
-                        ORDER BY score, d.kind_order, d.name, d.iri
-                        LIMIT ? OFFSET ?""",
-                    (_START, _END, SNIPPET_TOKENS, expression, limit, offset),
-                ).fetchall()
+                if self._count(exact) > MAX_COUNTED:  # common words: their own matches are plenty
+                    counted, rows = MAX_COUNTED + 1, self._in_tiers(exact, offset + limit)[offset:]
+                else:
+                    counted = self._count(expression)
+                    if counted > MAX_COUNTED:
+                        rows = self._in_tiers(expression, offset + limit)[offset:]
+                    else:
+                        rows = self._ranked(expression, limit=limit, offset=offset)
         except sqlite3.Error as exc:  # a corrupt file; user text cannot cause one (match_expression)
             raise StoreError(f"the search index {self.where} cannot be read: {exc}") from exc
         hits = tuple(
-            Hit(iri, kind, name, snippet_parts(snippet), round(score, 6)) for iri, kind, name, snippet, score in rows
+            Hit(iri, kind, name, snippet_parts(snippet), round(score, 6)) for _, iri, kind, name, snippet, score in rows
         )
         return Results(text, min(counted, MAX_COUNTED), hits, counted > MAX_COUNTED)
+
+    def _count(self, expression: str) -> int:
+        """The matches of ``expression``, counted up to MAX_COUNTED + 1."""
+        sql = "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)"
+        return int(self._connection.execute(sql, (expression, MAX_COUNTED + 1)).fetchone()[0])
+
+    def _ranked(
+        self, expression: str, *, limit: int, offset: int = 0, last: int | None = None
+    ) -> list[tuple[int, str, str, str, str, float]]:
+        """(rowid, iri, kind, name, snippet, score) of the best matches, in the module's order;
+        ``last``: only the matches up to that rowid."""
+        bounded = "AND fts.rowid <= ?" if last is not None else ""
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        return self._connection.execute(
+            f"""SELECT fts.rowid, d.iri, d.kind, d.name, snippet(fts, -1, ?, ?, '…', ?), bm25(fts, {weights}) AS score
+                FROM fts JOIN docs d ON d.id = fts.rowid
+                WHERE fts MATCH ? {bounded}
+                ORDER BY score, d.kind_order, d.name, d.iri
+                LIMIT ? OFFSET ?""",
+            (_START, _END, SNIPPET_TOKENS, expression, *([last] if last is not None else []), limit, offset),
+        ).fetchall()
+
+    def _in_tiers(self, expression: str, wanted: int) -> list[tuple[int, str, str, str, str, float]]:
+        """The best ``wanted`` matches of a search with many, tier by tier (module docstring)."""
+        found: list[tuple[int, str, str, str, str, float]] = []
+        seen: set[int] = set()
+        pool = max(CANDIDATES, wanted)
+        for columns in TIERS:
+            tiered = f"{columns} : ({expression})" if columns else expression
+            (last,) = self._connection.execute(
+                "SELECT max(rowid) FROM (SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid LIMIT ?)",
+                (tiered, pool),
+            ).fetchone()
+            if last is None:
+                continue  # nothing matches in this tier
+            ranked = self._ranked(tiered, limit=wanted + len(seen), last=last)
+            found += [row for row in ranked if row[0] not in seen][: wanted - len(found)]
+            seen.update(row[0] for row in ranked)
+            if len(found) >= wanted:
+                break
+        return found
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
