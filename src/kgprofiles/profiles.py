@@ -26,6 +26,7 @@ from kgprofiles.names import matches, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.store.binding import bind_rows
 from kgprofiles.vocab import KGP_NS, RDF_NS, WD_NS, ids
 
 if TYPE_CHECKING:
@@ -284,7 +285,6 @@ class SourceView:
     retrieved: str | None
     citations: tuple[Link, ...]  # the person, footnote number as note, claims supported as count
     urls: tuple[str, ...] = ()  # every address; ``url`` is the first
-
 
 
 @dataclass(frozen=True)
@@ -664,10 +664,7 @@ class Views:
         )
         f = facts[0]
         alt = _opt(f, "altNames")
-        parts = tuple(
-            Link(r["part"].value, r["name"].value, int(r["people"].value))
-            for r in self.select("org-parts", org=org).rows
-        )
+        parts = self._parts(org)
         with_parts = self.select("org-people-with-parts", org=org).rows if parts else ()
         return OrganizationView(
             org.value,
@@ -681,15 +678,27 @@ class Views:
             int(with_parts[0]["people"].value) if with_parts else int(f["people"].value),
         )
 
+    def _parts(self, org: ox.NamedNode) -> tuple[Link, ...]:
+        """The organisation's parts, each with its people, most first, then by name."""
+        found = [(r["part"], r["name"].value) for r in self.select("org-parts", org=org).rows]
+        if not found:
+            return ()
+        query = named(self.queries, "org-part-people").text
+        counted = self.store.query(bind_rows(query, "part", [part for part, _ in found]))
+        people = {r["part"].value: int(r["people"].value) for r in counted} if isinstance(counted, SelectResult) else {}
+        links = [Link(part.value, name, people.get(part.value, 0)) for part, name in found]
+        return tuple(sorted(links, key=lambda link: (-(link.count or 0), link.name, link.iri)))
+
     def topic(self, text: str) -> TopicView:
         topic = self.resolve(text, ids().namespace("topic"))
         facts = self.select("topic", topic=topic).rows
         if not facts:
             raise NotFound(f"no topic {text!r}", "try `kgprofiles query search --param text=PART`")
+        current: defaultdict[str, set[str]] = defaultdict(set)
+        for r in self.select("topic-member-organizations", topic=topic).rows:
+            current[r["person"].value].add(r["orgName"].value)
         people = tuple(
-            TopicMember(
-                r["person"].value, r["name"].value, tuple(filter(None, (_opt(r, "organizations") or "").split(", ")))
-            )
+            TopicMember(r["person"].value, r["name"].value, tuple(sorted(current[r["person"].value])))
             for r in self.select("topic-members", topic=topic).rows
         )
         return TopicView(
