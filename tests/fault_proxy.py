@@ -7,7 +7,10 @@ A rule sees (method, path with query, body) and returns:
 * a status (int): answer with it, never forwarding (the server never saw the request);
 * ``RESET``: close the connection without answering, never forwarding;
 * ``AFTER_500``: forward the request (the server does it), then answer 500 as if it failed;
-* ``AFTER_RESET``: forward the request, then close the connection without answering.
+* ``AFTER_RESET``: forward the request, then close the connection without answering;
+* ``AFTER_PARTIAL``: forward the request, then answer with the server's body and status but the
+  headers of a Virtuoso "anytime" answer cut at its time limit (``X-SQL-State: S1TAT``);
+* ``AFTER_206``: the same with status 206 (Virtuoso's default for such an answer).
 
 Authentication headers travel both ways, so a server that asks for Digest credentials works
 through the proxy; so does a server's result-cap header.
@@ -27,8 +30,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 RESET = "reset"
 AFTER_500 = "after-500"
 AFTER_RESET = "after-reset"
+AFTER_PARTIAL = "after-partial"
+AFTER_206 = "after-206"
+#: The headers Virtuoso sends with an answer stopped at its time limit (README.ANYTIME.md).
+_ANYTIME = {
+    "X-SQL-State": "S1TAT",
+    "X-SQL-Message": "RC...: Returning incomplete results, query interrupted by result timeout.",
+}
 
-#: (method, path with query, body) → None (forward), a status, RESET, AFTER_500 or AFTER_RESET.
+#: (method, path with query, body) → None (forward), a status, RESET or an AFTER_… outcome.
 Rule = Callable[[str, str, bytes], int | str | None]
 _REQUEST_HEADERS = ("Content-Type", "Accept", "Authorization")
 _ANSWER_HEADERS = ("WWW-Authenticate", "X-SPARQL-MaxRows")
@@ -88,6 +98,9 @@ def fault_proxy(target: str, rule: Rule, *, authenticated_only: bool = False) ->
                 return
             passed = {"Content-Type": headers.get("Content-Type", "application/octet-stream")}
             passed |= {name: headers[name] for name in _ANSWER_HEADERS if headers.get(name)}
+            if fault in (AFTER_PARTIAL, AFTER_206):
+                passed |= _ANYTIME
+                code = 206 if fault == AFTER_206 else code
             self._answer(code, passed, payload)
 
         def _answer(self, code: int, headers: dict[str, str], payload: bytes) -> None:

@@ -251,6 +251,30 @@ def test_a_build_stopped_after_its_swap_puts_the_previous_graphs_back(
     assert [g for g in RemoteStore(endpoint).graphs() if is_internal(g)] == _staging_graphs(endpoint) == []
 
 
+@pytest.mark.parametrize("outcome", ["after-partial", "after-206"], ids=["status-200", "status-206"])
+def test_an_answer_the_server_says_is_incomplete_is_never_read_as_whole(oxigraph_server, outcome: str) -> None:
+    """Virtuoso's "anytime" answer: a query stopped at a time limit, the rows found so far sent
+    with X-SQL-State S1TAT (and 206, or 200 where its ini says so). export, query and the views
+    refuse it with exit 4 and a message; none writes what it got."""
+    from fault_proxy import fault_proxy
+
+    endpoint = oxigraph_server.query_endpoint
+    assert kg("build", "--endpoint", endpoint, "--quiet")[0] == 0
+
+    def cut_every_query(method: str, where: str, body: bytes) -> str | None:
+        return outcome if method == "POST" and body.startswith(b"query=") else None
+
+    with fault_proxy(oxigraph_server.base_url, cut_every_query) as proxy:
+        for command in (
+            ["export", "--format", "nq"],
+            ["query", "-e", "SELECT * WHERE { ?s ?p ?o }"],
+            ["profile", "horace-he"],
+        ):
+            code, out = kg(*command, "--endpoint", f"{proxy}/query")
+            assert code == 4 and "answered with part of the result only" in out and "S1TAT" in out, (command, out)
+            assert "Traceback" not in out and "<http" not in out.split("kgprofiles:")[0]  # nothing printed before
+
+
 def test_staging_left_by_a_write_that_lost_the_server_is_removed_by_the_next_write(
     oxigraph_server, tmp_path: Path
 ) -> None:

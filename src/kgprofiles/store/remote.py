@@ -275,6 +275,24 @@ def _graph_format(media_type: str, url: str) -> ox.RdfFormat:
     return fmt  # type: ignore[return-value]
 
 
+def _refuse_partial(response: http.client.HTTPResponse, url: str) -> None:
+    """A RemoteError for an answer the server says is incomplete: Virtuoso's "anytime" answers
+    (a query stopped at a time limit, the rows found so far sent as the answer) come with
+    ``X-SQL-State: S1TAT``, with status 206 or whatever ``HTTPAnytimeStatus`` in its ini says,
+    200 included; any 206 is partial too. Never read as a whole answer."""
+    state = (response.headers.get("X-SQL-State") or "").strip().upper()
+    if response.status != 206 and state != "S1TAT":
+        return
+    said = _plain(response.headers.get("X-SQL-Message") or "", most=160)
+    raise RemoteError(
+        f"{url} answered with part of the result only (HTTP {response.status}"
+        + (f", X-SQL-State {state}" if state else "")
+        + f"{': ' + said if said else ''}): a server time limit cut the query short",
+        "nothing was read as complete; run the command again when the server is less busy, or raise its "
+        "time limit (Virtuoso: MaxQueryExecutionTime, and no ExecutionTimeout, in the [SPARQL] section)",
+    )
+
+
 def _refuse_xml_declarations(body: bytes, url: str) -> None:
     """An XML answer may not declare a DTD or entities: they can expand without bound."""
     if _XML_DECLARATIONS.search(body):
@@ -530,6 +548,7 @@ class RemoteStore:
         try:
             result = wrapper.query()
             with result.response as response:
+                _refuse_partial(response, self.query_endpoint)
                 body = read_capped(response, self.max_answer_bytes, self.query_endpoint)
                 said = response.headers.get(self.kind.cap_header) if self.kind.cap_header else None
                 cap = int(said) if said is not None and said.strip().isdigit() else None
