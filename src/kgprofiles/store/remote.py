@@ -77,8 +77,10 @@ Where requests are not transactions (``_replace_verified``), no write request ca
 ``triples_per_write`` triples (the kind's, or the toml's): larger graphs go up in slices, a PUT and
 then POSTs (``_upload``), because Virtuoso refuses a transaction whose log passes its limit. A
 COPY or MOVE of such a graph runs on the server under the kind's ``row_by_row`` prologue (each
-row its own logged transaction: Virtuoso's ``DEFINE sql:log-enable 3``), alone in its request;
-on a kind with none, the graph is read into the client and uploaded in slices instead.
+row its own logged transaction: Virtuoso's ``DEFINE sql:log-enable 3``), alone in its request,
+and past ``_ROWS_PER_UPDATE`` rows part by part (``_copy_in_parts``: one request would run past the
+server's time limit); on a kind with none, the graph is read into the client and uploaded in
+slices instead.
 Costs: each triple crosses the network once, the server stores it twice (staging, then MOVE), and
 each graph's N-Triples text is built in memory before its PUT. Measured against a local
 ``oxigraph serve`` 0.5.13 on disk: replacing a graph of 10,000 triples takes about 1 s; of 100,000
@@ -777,12 +779,7 @@ class RemoteStore:
         instead it sometimes scanned the whole graph for each pair: 40-51 s a part of 10,000
         triples of the 1.36 M-triple inferred graph of 10,000 people, then SR171 (bench/RESULTS.md,
         2026-12-04 13:05), where the same part took 0.1 s in other runs."""
-        branches = []
-        for term in terms:
-            predicate, _, value = term.partition(" ") if kind == "o" else (term, "", "")
-            bound = f" BIND({value} AS ?o)" if value else ""
-            branches.append(f"{{ GRAPH {node} {{ ?s {predicate} {value or '?o'} }} BIND({predicate} AS ?p){bound} }}")
-        rows = self._select_rows(f"SELECT ?s ?p ?o WHERE {{ {' UNION '.join(branches)} }}", raw=raw)
+        rows = self._select_rows(f"SELECT ?s ?p ?o WHERE {{ {_part_pattern(node, kind, terms)} }}", raw=raw)
         return [ox.Quad(row["s"], row["p"], row["o"], node) for row in rows]  # type: ignore[arg-type]
 
     def _counted(self, sparql: str) -> list[tuple[str, int]]:
@@ -1043,11 +1040,41 @@ class RemoteStore:
     def _post_sized(self, operations: Sequence[tuple[str, int]]) -> None:
         """Update operations, each with the triples it writes, in requests of at most 100
         operations and ``triples_per_write`` triples; one that writes more goes alone, row by row
-        where the kind can (``row_by_row``: not one transaction, so verified by its caller)."""
-        heavy = {operation for operation, triples in operations if not self._fits(triples)}
-        for batch in _batches(operations, _OPERATIONS_PER_REQUEST, self._fits):
+        where the kind can (``row_by_row``: not one transaction, so verified by its caller). A
+        COPY or MOVE that writes more than ``_ROWS_PER_UPDATE`` rows would also run past the
+        server's time limit (Virtuoso's MaxQueryExecutionTime, 60 s by default: at 100,000
+        people the row-by-row MOVE of the 13.6 M-triple inferred graph failed with SR171): it
+        goes last, part by part (``_copy_in_parts``), after the others (which clear its target)."""
+        in_parts: list[re.Match[str]] = []
+        sized: list[tuple[str, int]] = []
+        for operation, triples in operations:
+            copy = _COPY_OR_MOVE.fullmatch(operation)
+            if copy is not None and self.kind.row_by_row and triples > _ROWS_PER_UPDATE:
+                in_parts.append(copy)
+            else:
+                sized.append((operation, triples))
+        heavy = {operation for operation, triples in sized if not self._fits(triples)}
+        for batch in _batches(sized, _OPERATIONS_PER_REQUEST, self._fits):
             prologue = f"{self.kind.row_by_row}\n" if self.kind.row_by_row and heavy.intersection(batch) else ""
             self._post_update(SparqlText.of(prologue + " ;\n".join(batch)))
+        for copy in in_parts:
+            self._copy_in_parts(copy["source"], copy["target"], move=copy["verb"] == "MOVE")
+
+    def _copy_in_parts(self, source: str, target: str, *, move: bool) -> None:
+        """COPY (or MOVE) ``source`` to ``target`` on the server in parts that each run well
+        within its time limit: the target cleared, then one ``INSERT … WHERE`` a part of the
+        source (its predicates, or (predicate, object) pairs, as ``_read_in_parts`` reads them),
+        row by row; a MOVE then removes the source. Not atomic: verified by count by the caller,
+        as every write to such a kind is."""
+        prologue = f"{self.kind.row_by_row}\n"
+        src = graph_node(source)
+        dst = graph_node(target)
+        self._post_update(SparqlText.of(f"{prologue}CLEAR SILENT GRAPH {dst}"))
+        for kind, terms in self._parts_of(src, self.kind.sorted_rows_limit or _PART_ROWS):
+            pattern = _part_pattern(src, kind, terms)
+            self._post_update(SparqlText.of(f"{prologue}INSERT {{ GRAPH {dst} {{ ?s ?p ?o }} }} WHERE {{ {pattern} }}"))
+        if move:
+            self._post_update(SparqlText.of(" ;\n".join(operation for operation, _ in _dropping(source))))
 
     def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
         """Apply a patch where requests are not transactions: in requests of at most
@@ -1312,6 +1339,14 @@ _OPERATIONS_PER_REQUEST = 100
 #: triples take about 330 MB as pyoxigraph objects), not the whole graph, which at 100,000 people
 #: (24 M triples with the inferred ones) would need some 24 GB.
 _TRIPLES_PER_CHECK = 200_000
+#: The most rows one COPY or MOVE may write in one request, row by row: more go in parts
+#: (``_copy_in_parts``). Virtuoso 7.2.5 moved 3 M triples row by row in 49 s on this machine
+#: (/work/scratch/vmove.py, 2026-12-04), against its default time limit of 60 s.
+_ROWS_PER_UPDATE = 1_000_000
+#: Rows of a part of a graph copied in parts, where the kind sorts any number of rows.
+_PART_ROWS = 10_000
+#: An operation ``_post_sized`` may copy in parts (the module's own text: IRIs in angle brackets).
+_COPY_OR_MOVE = re.compile(r"(?P<verb>COPY|MOVE) <(?P<source>[^>]*)> TO <(?P<target>[^>]*)>")
 #: A predicate of a large graph is read by its objects if it has at most this many (rdf:type).
 _OBJECT_PARTS = 200
 #: Reads and counts of graphs name at most this many graphs in one query (a UNION of one branch
@@ -1388,6 +1423,17 @@ def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bo
         weight += heavy
     if batch:
         yield batch
+
+
+def _part_pattern(node: ox.NamedNode, kind: str, terms: list[str]) -> str:
+    """The triples of the graph ``node`` with these predicates (``kind`` "p") or these
+    (predicate object) pairs ("o"), as ?s ?p ?o: a UNION of one constant pattern each."""
+    branches = []
+    for term in terms:
+        predicate, _, value = term.partition(" ") if kind == "o" else (term, "", "")
+        bound = f" BIND({value} AS ?o)" if value else ""
+        branches.append(f"{{ GRAPH {node} {{ ?s {predicate} {value or '?o'} }} BIND({predicate} AS ?p){bound} }}")
+    return " UNION ".join(branches)
 
 
 def _read_in_batches(
