@@ -1326,8 +1326,9 @@ class RemoteStore:
         if _TIMED_OUT in message:
             hint = (
                 "the server stopped the request at its time limit (Virtuoso: MaxQueryExecutionTime in the [SPARQL] "
-                "section of virtuoso.ini); kgprofiles' own reads are small (50 graphs, or fewer rows than the "
-                "server's cap), so one this slow means a busy server: run the command again, or raise the limit"
+                "section of virtuoso.ini); kgprofiles' own requests are sized to stay well within it (reads of "
+                "50 graphs or fewer rows than the server's cap, copies of at most a million rows), so one this "
+                "slow means a busy server: run the command again, or raise the limit"
             )
         return RemoteError(f"{url} answered HTTP {exc.code} {exc.reason}: {message or '(no message)'}", hint)
 
