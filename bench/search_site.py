@@ -12,8 +12,8 @@ measurement runs in a fresh child process, so the peak memory is that task's own
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import os
 import platform
 import resource
 import shutil
@@ -26,15 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: --reuse-index: search the index the store already holds instead of writing one (minutes at 100,000).
-REUSE = os.environ.get("KGPROFILES_BENCH_REUSE_INDEX") == "1"
 QUERIES = ["synthetic person", "person 12", "topic 7", "organization 3", "synthetic paper", "person synthetic"]
 
 
-def child(task: str, store: str, out: str) -> dict[str, float]:
-    """Run ``task`` in a fresh process; its figures, with its peak memory."""
+def child(task: str, store: str, out: str, *options: str) -> dict[str, float]:
+    """Run ``task`` in a fresh process (with ``options``); its figures, with its peak memory."""
     answer = subprocess.run(
-        [sys.executable, __file__, "--task", task, "--store", store, "--out", out],
+        [sys.executable, __file__, "--task", task, "--store", store, "--out", out, *options],
         stdout=subprocess.PIPE,
         text=True,
         check=True,
@@ -42,7 +40,9 @@ def child(task: str, store: str, out: str) -> dict[str, float]:
     return json.loads(answer.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def task_index(store_path: str, out: str) -> dict[str, float]:
+def task_index(store_path: str, out: str, reuse: bool) -> dict[str, float]:
+    """Write the index (or, ``reuse``, take the one the store's build wrote: minutes saved at
+    100,000 people), then time the searches."""
     from kgprofiles.config import load_settings
     from kgprofiles.search import SearchIndex, write_index
     from kgprofiles.store.oxigraph import OxigraphStore
@@ -51,9 +51,10 @@ def task_index(store_path: str, out: str) -> dict[str, float]:
     store = OxigraphStore(store_path, read_only=True)
     path = Path(out) / "search.sqlite"
     started, cpu = time.perf_counter(), time.process_time()
-    if REUSE:  # the index `kgprofiles build` wrote into the store's generation
+    if reuse:  # the index `kgprofiles build` wrote into the store's generation
         path = Path(store.location) / "search.sqlite"
-        documents = sqlite3.connect(f"file:{path}?mode=ro", uri=True).execute("SELECT count(*) FROM docs").fetchone()[0]
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+            documents = connection.execute("SELECT count(*) FROM docs").fetchone()[0]
     else:
         documents = write_index(store, settings.queries_dir, path)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -117,14 +118,15 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true")
     parser.add_argument("--reuse-index", action="store_true", help="search the store's own index (no index written)")
     args = parser.parse_args()
-    if args.reuse_index:
-        os.environ["KGPROFILES_BENCH_REUSE_INDEX"] = "1"  # read by the child process
     Path(args.out).mkdir(parents=True, exist_ok=True)
     if args.task:
-        figures = task_index(args.store, args.out) if args.task == "index" else task_site(args.store, args.out)
+        if args.task == "index":
+            figures = task_index(args.store, args.out, args.reuse_index)
+        else:
+            figures = task_site(args.store, args.out)
         print(json.dumps(figures))
         return
-    index = child("index", args.store, args.out)
+    index = child("index", args.store, args.out, *(["--reuse-index"] if args.reuse_index else []))
     site = None if args.no_site else child("site", args.store, args.out)
     code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     lines = [
