@@ -864,9 +864,10 @@ class RemoteStore:
         def staging() -> Iterator[tuple[str, list[ox.Triple]]]:
             for n, (graph, triples) in enumerate(graphs.items()):
                 sent = [skolemize(as_triple(x)) for x in triples]
-                staged[graph] = f"{STAGING_GRAPH_PREFIX}{token}/{n}" if sent else None
+                name = f"{STAGING_GRAPH_PREFIX}{token}/{n}"
+                staged[graph] = name if sent else None
                 if sent:  # recorded first: a failed write may have landed
-                    yield f"{STAGING_GRAPH_PREFIX}{token}/{n}", sent
+                    yield name, sent
 
         try:
             self._stage(staging())
@@ -1074,7 +1075,7 @@ class RemoteStore:
             pattern = _part_pattern(src, kind, terms)
             self._post_update(SparqlText.of(f"{prologue}INSERT {{ GRAPH {dst} {{ ?s ?p ?o }} }} WHERE {{ {pattern} }}"))
         if move:
-            self._post_update(SparqlText.of(" ;\n".join(operation for operation, _ in _dropping(source))))
+            self.drop_graph(source)
 
     def _patch_verified(self, graph: str, remove: Sequence[ox.Triple], add: Sequence[ox.Triple]) -> None:
         """Apply a patch where requests are not transactions: in requests of at most
