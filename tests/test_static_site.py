@@ -110,6 +110,72 @@ def test_two_builds_write_the_same_bytes(site: Path, seed_store, settings: Setti
         assert (site / "downloads" / f"kgprofiles.{fmt}").read_bytes() == export_store(seed_store, fmt)
 
 
+def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, tmp_path: Path) -> None:
+    """Pages rendered by two forked worker processes, each over its own read-only handle of the
+    store on disk: the same files as one process."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    with OxigraphStore(seed_store_dir, read_only=True) as disk:
+        one = build_site(settings, disk, tmp_path / "one", jobs=1)
+        two = build_site(settings, disk, tmp_path / "two", jobs=2)
+    assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
+    assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
+    assert two.files == len(files_of(tmp_path / "two")) > 300
+
+
+class _InterruptedAtPages:
+    """Progress that is Ctrl-C'ed when the workers' first pages are in."""
+
+    def __init__(self) -> None:
+        self.name, self.pages = "", 0
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.name, self.pages = name, 0
+
+    def advance(self, steps: int = 1) -> None:
+        self.pages += steps
+        if self.name == "pages" and self.pages > 5:  # the five fixed pages come first, then the workers'
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
+    seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while workers render: they are stopped at once (not waited for: a worker's later
+    batches here take a minute each), and the previous site, or no directory, is what is left."""
+    import multiprocessing
+    import time
+
+    from kgprofiles import static_site
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    output = tmp_path / "site"
+    with OxigraphStore(seed_store_dir, read_only=True) as disk:
+        build_site(settings, disk, output, jobs=1)
+        before = files_of(output)
+        render, rendered = static_site._Renderer.render, []
+
+        def slow_after_the_first(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
+            if rendered:  # (each forked worker has its own list)
+                time.sleep(60)
+            rendered.append(iris)
+            return render(self, iris)
+
+        monkeypatch.setattr(static_site._Renderer, "render", slow_after_the_first)
+        monkeypatch.setattr(static_site, "BATCH", 1)  # a batch a resource: every worker has one in hand
+        for target in (output, tmp_path / "new"):  # a previous site, then a first build
+            started = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                build_site(settings, disk, target, jobs=2, progress=_InterruptedAtPages())
+            assert time.monotonic() - started < 30
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+    assert files_of(output) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
 def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:
     mine = tmp_path / "notes"
     mine.mkdir()

@@ -623,17 +623,29 @@ class Views:
                 self._org_sizes = {r["organization"].value: int(r["people"].value) for r in rows}
             return self._org_sizes
 
+    def read_once(self) -> None:
+        """Read now what stable views read once: the related index and organisation sizes."""
+        self.related_index()
+        self._all_org_sizes()
+
+    def over(self, store: Store) -> Views:
+        """These views over another handle of the same store (a worker process's own), sharing
+        what they have read once."""
+        views = Views(store, self.queries_dir, self.related_weights, self.stable)
+        views._index, views._org_sizes, views._queries = self._index, self._org_sizes, self._queries
+        views._kinds, views._name_list = self._kinds, self._name_list
+        return views
+
     def warm(self) -> threading.Thread:
-        """Read what stable views read once (the related index, organisation sizes) in a
-        background thread. Until it is in, the views ask per-person queries: the same answers,
-        slower. For a server, so that it answers from its first second."""
+        """Read what stable views read once (``read_once``) in a background thread. Until it is
+        in, the views ask per-person queries: the same answers, slower. For a server, so that it
+        answers from its first second."""
         self._warming.set()
 
         def read() -> None:
             try:
                 started = time.perf_counter()
-                self.related_index()
-                self._all_org_sizes()
+                self.read_once()
                 log.info("views: whole-graph results read in %.1f s", time.perf_counter() - started)
             except Exception:  # the store closed under us, or broke: stay on per-person queries
                 log.exception("views: reading the whole-graph results failed; per-person queries stay in use")

@@ -21,29 +21,40 @@ get a page: the items of the search index (people, organisations, topics, works)
 /id/ IRI a written page links to, until none is left: every link between pages resolves.
 
 Deterministic: the same store gives the same bytes (no dates, sorted indexes, the exports' own
-ordering). A directory that is a previous site is replaced whole (the new site is written beside
-it, then swapped in by renames: a killed build leaves the old site); any other non-empty directory
-is refused unless ``force``, and then written into (its other files are left alone).
+ordering), however many processes render the pages. The site is written beside the output
+directory and moved into place when complete: a previous site is replaced whole, an interrupted
+or failed build leaves the previous site (or nothing); any other non-empty directory is refused
+unless ``force``, and then written into (its other files are left alone).
+
+Pages are rendered by ``jobs`` worker processes forked once the whole-graph results (the related
+index) are read, each over its own read-only handle of the store's generation; the main process
+walks the links and hands out batches. Ctrl-C or a failure kills the workers.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import shutil
+import signal
 import unicodedata
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
+from itertools import islice
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import pyoxigraph as ox
 
-from kgprofiles.config import Settings
-from kgprofiles.errors import InputError
+from kgprofiles.config import MEMORY, Settings
+from kgprofiles.errors import InputError, StoreError
 from kgprofiles.export import MEDIA_TYPES, export_store_to, rdfxml_problem, serialize_triples, to_rdfxml
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
@@ -51,6 +62,7 @@ from kgprofiles.queries import get_query
 from kgprofiles.render.html import page
 from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents
 from kgprofiles.store.base import Store
+from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import split_suffix
 from kgprofiles.web.pages import DOWNLOADS, resource_page, why_page
@@ -74,6 +86,10 @@ STATIC_FILES = ("style.css", "search.js")
 #: The JSON-LD download is made in memory (rdflib compacts it): only for graphs up to this size.
 JSONLD_MAX_QUADS = 500_000
 _TOKENS = re.compile(r"[^\W_]+")
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+#: Resources a worker renders per task: a few seconds of work, few enough round trips.
+BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -116,61 +132,33 @@ class _Writer:
         self.bytes += len(data)
 
 
-class _Builder:
-    """Renders the pages of one store (``views`` is all the web app's page functions need)."""
+@dataclass(frozen=True)
+class _Batch:
+    """What rendering some resources wrote: pages, the IRIs with nothing to show, the /id/ IRIs
+    the pages link to, and the files and bytes written."""
 
-    def __init__(self, settings: Settings, store: Store, out: _Writer, progress: Progress) -> None:
+    pages: int
+    missing: tuple[str, ...]
+    links: tuple[str, ...]
+    files: int
+    bytes: int
+
+
+class _Renderer:
+    """Writes resources' pages and data forms (and downloads) into the site's directory: in this
+    process, or in each worker process over its own handle of the store."""
+
+    def __init__(self, settings: Settings, store: Store, views: Views, root: Path) -> None:
         self.settings = settings
         self.store = store
-        self.views = Views(store, settings.queries_dir, settings.related_weights, stable=True)
-        self.out = out
-        self.progress = progress
+        self.views = views  # what the web app's page functions need of a site (web/pages.py HasViews)
+        self.root = root
 
-    def build(self) -> tuple[int, tuple[str, ...]]:
-        docs = list(documents(self.store, self.settings.queries_dir))
-        self.progress.stage("pages", len(docs) + 5)
-        for name in STATIC_FILES:
-            self.out.write(
-                f"static/{name}", resources.files("kgprofiles.render").joinpath(f"static/{name}").read_bytes()
-            )
-        self._page("", page("home.html", ".", home=self.views.home()))
-        everyone = self.views.people(None)
-        self._page(
-            "people", page("people.html", "..", rows=everyone, total=len(everyone), q="", page_number=1, pages=1)
-        )
-        self._page("search", page("search.html", "..", q="", results=None, static_search=True))
-        self.out.write("search/index.json", search_index(docs))
-        quads = sum(1 for _ in self.store.quads()) if "jsonld" in (f for f, _ in DOWNLOADS.values()) else 0
-        offered = {name: d for name, d in DOWNLOADS.items() if d[0] != "jsonld" or quads <= JSONLD_MAX_QUADS}
-        self._page("downloads", page("downloads.html", "..", downloads=offered, media_types=MEDIA_TYPES))
-        for name, (fmt, _) in offered.items():
-            self.out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
-        self._page(
-            "sparql",
-            page(
-                "note.html",
-                "..",
-                heading="No SPARQL endpoint here",
-                paragraphs=(
-                    "This is a static copy of the graph: it has pages and files, and no query service.",
-                    "Download the whole graph (N-Quads, Turtle, N-Triples or JSON-LD) and query it with any "
-                    "SPARQL engine, or run `kgprofiles serve` over the graph for the SPARQL endpoint and editor.",
-                ),
-            ),
-        )
-        return self._resources(sorted((d.kind, d.iri) for d in docs))
-
-    def _page(self, directory: str, html: str) -> None:
-        self.out.write(f"{directory}/index.html" if directory else "index.html", html)
-        self.progress.advance()
-
-    def _resources(self, seeds: list[tuple[str, str]]) -> tuple[int, tuple[str, ...]]:
-        """Every seed's page and data, then every /id/ IRI a page links to, until none is left."""
-        queue = deque(iri for _, iri in seeds)
-        seen = set(queue)
-        written, missing = 0, []
-        while queue:
-            iri = queue.popleft()
+    def render(self, iris: list[str]) -> _Batch:
+        """The pages of ``iris``, with the links they hold."""
+        out = _Writer(self.root)
+        pages, missing, links = 0, [], []
+        for iri in iris:
             path = ids().slug_of(iri) or ""
             kind, _, slug = path.partition("/")
             why = WHY.fullmatch(path)
@@ -183,22 +171,26 @@ class _Builder:
             else:
                 base = "../../.."
                 try:
-                    forms = self._data(kind, iri, path)
+                    forms = self._data(out, kind, iri, path)
                     html = resource_page(self, kind, iri, base, forms)
                 except NotFound:
                     missing.append(iri)
                     continue
-            self._page(f"id/{path}", html)
-            written += 1
+            out.write(f"id/{path}/index.html", html)
+            pages += 1
             for linked in re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html):
                 name, suffix = split_suffix(linked)
-                target = ids().base + name
-                if suffix is None and target not in seen:
-                    seen.add(target)
-                    queue.append(target)
-        return written + 5, tuple(sorted(missing))
+                if suffix is None:
+                    links.append(ids().base + name)
+        return _Batch(pages, tuple(missing), tuple(links), out.files, out.bytes)
 
-    def _data(self, kind: str, iri: str, path: str) -> list[str]:
+    def download(self, name: str, fmt: str) -> _Batch:
+        """The whole graph in ``fmt`` as ``downloads/NAME``."""
+        out = _Writer(self.root)
+        out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
+        return _Batch(0, (), (), out.files, out.bytes)
+
+    def _data(self, out: _Writer, kind: str, iri: str, path: str) -> list[str]:
         """Write the resource's data forms; the media types written."""
         node = ox.NamedNode(iri)
         if kind == "person":
@@ -218,9 +210,168 @@ class _Builder:
                 body = to_rdfxml(triples)
             else:
                 body = serialize_triples(triples, fmt)
-            self.out.write(f"id/{path}{suffix}", body)
+            out.write(f"id/{path}{suffix}", body)
             written.append(MEDIA[suffix])
         return written
+
+
+#: The renderer of a worker process (``_start_worker``), over the worker's own store handle.
+_worker: _Renderer | None = None
+
+
+def _start_worker(settings: Settings, location: str, views: Views, root: Path) -> None:
+    """A worker forked from the build: it opens the same store generation read-only (a RocksDB
+    handle is never shared across a fork) and keeps what the parent's views read once (the
+    related index: copied on write, not read again)."""
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    store = OxigraphStore(location, read_only=True)
+    _worker = _Renderer(settings, store, views.over(store), root)
+
+
+def _render_in_worker(iris: list[str]) -> _Batch:
+    assert _worker is not None
+    return _worker.render(iris)
+
+
+def _download_in_worker(name: str, fmt: str) -> _Batch:
+    assert _worker is not None
+    return _worker.download(name, fmt)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's workers at once (Python 3.14's ``kill_workers``; before it, the pool's own
+    table of processes), and let the pool wind down without waiting for their tasks."""
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+    else:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _InProcess(Executor):
+    """The executor of a one-process build: each call runs when it is submitted."""
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
+        future: Future[_T] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
+
+
+def default_jobs() -> int:
+    """The processes ``site build`` renders pages in by default: one per core it may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def can_fork(store: Store) -> bool:
+    """Whether pages can be rendered in forked workers: an embedded store on disk (each worker
+    opens it read-only) on a system with ``fork``."""
+    return hasattr(os, "fork") and isinstance(store, OxigraphStore) and store.read_only and store.location != MEMORY
+
+
+class _Builder:
+    """Renders the pages of one store, in ``jobs`` processes where the store allows it."""
+
+    def __init__(self, settings: Settings, store: Store, out: _Writer, progress: Progress, jobs: int) -> None:
+        self.settings = settings
+        self.store = store
+        self.views = Views(store, settings.queries_dir, settings.related_weights, stable=True)
+        self.out = out
+        self.progress = progress
+        self.jobs = jobs if can_fork(store) else 1
+
+    def build(self) -> tuple[int, tuple[str, ...]]:
+        self.progress.stage("search documents")
+        docs = list(documents(self.store, self.settings.queries_dir))
+        self.progress.stage("related index")
+        self.views.read_once()  # here, before any worker starts: the workers share what it reads
+        self.progress.stage("pages", len(docs) + 5)
+        for name in STATIC_FILES:
+            self.out.write(
+                f"static/{name}", resources.files("kgprofiles.render").joinpath(f"static/{name}").read_bytes()
+            )
+        self._page("", page("home.html", ".", home=self.views.home()))
+        everyone = self.views.people(None)
+        self._page(
+            "people", page("people.html", "..", rows=everyone, total=len(everyone), q="", page_number=1, pages=1)
+        )
+        self._page("search", page("search.html", "..", q="", results=None, static_search=True))
+        self.out.write("search/index.json", search_index(docs))
+        quads = sum(1 for _ in islice(self.store.quads(), JSONLD_MAX_QUADS + 1))
+        offered = {name: d for name, d in DOWNLOADS.items() if d[0] != "jsonld" or quads <= JSONLD_MAX_QUADS}
+        self._page("downloads", page("downloads.html", "..", downloads=offered, media_types=MEDIA_TYPES))
+        self._page(
+            "sparql",
+            page(
+                "note.html",
+                "..",
+                heading="No SPARQL endpoint here",
+                paragraphs=(
+                    "This is a static copy of the graph: it has pages and files, and no query service.",
+                    "Download the whole graph (N-Quads, Turtle, N-Triples or JSON-LD) and query it with any "
+                    "SPARQL engine, or run `kgprofiles serve` over the graph for the SPARQL endpoint and editor.",
+                ),
+            ),
+        )
+        seeds = sorted((d.kind, d.iri) for d in docs)
+        if self.jobs == 1:
+            renderer = _Renderer(self.settings, self.store, self.views, self.out.root)
+            return self._crawl(_InProcess(), renderer.render, renderer.download, offered, seeds)
+        assert isinstance(self.store, OxigraphStore)
+        with ProcessPoolExecutor(
+            self.jobs,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_start_worker,
+            initargs=(self.settings, self.store.location, self.views, self.out.root),
+        ) as pool:
+            try:
+                return self._crawl(pool, _render_in_worker, _download_in_worker, offered, seeds)
+            except BaseException as exc:
+                _kill_workers(pool)  # not left blocked on a result nobody reads (Ctrl-C, an error)
+                if isinstance(exc, BrokenProcessPool):
+                    raise StoreError(
+                        "a page-rendering worker stopped (killed, or out of memory); nothing was published",
+                        "run again with fewer --jobs, or --jobs 1",
+                    ) from exc
+                raise
+
+    def _page(self, directory: str, html: str) -> None:
+        self.out.write(f"{directory}/index.html" if directory else "index.html", html)
+        self.progress.advance()
+
+    def _crawl(
+        self,
+        executor: Executor,
+        render: Callable[[list[str]], _Batch],
+        download: Callable[[str, str], _Batch],
+        offered: dict[str, tuple[str, str]],
+        seeds: list[tuple[str, str]],
+    ) -> tuple[int, tuple[str, ...]]:
+        """The downloads, every seed's page and data, then every /id/ IRI a page links to, until
+        none is left; at most two batches a process in flight."""
+        running: set[Future[_Batch]] = {executor.submit(download, name, fmt) for name, (fmt, _) in offered.items()}
+        queue = deque(iri for _, iri in seeds)
+        seen = set(queue)
+        pages, missing = 0, list[str]()
+        while queue or running:
+            while queue and len(running) < 2 * self.jobs:
+                batch = [queue.popleft() for _ in range(min(BATCH, len(queue)))]
+                running.add(executor.submit(render, batch))
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                result = future.result()
+                pages += result.pages
+                missing.extend(result.missing)
+                self.out.files += result.files
+                self.out.bytes += result.bytes
+                self.progress.advance(result.pages)
+                for iri in result.links:
+                    if iri not in seen:
+                        seen.add(iri)
+                        queue.append(iri)
+        return pages + 5, tuple(sorted(missing))
 
 
 def fold(text: str) -> list[str]:
@@ -251,9 +402,16 @@ def search_index(docs: list[Document]) -> bytes:
 
 
 def build_site(
-    settings: Settings, store: Store, output: Path, *, force: bool = False, progress: Progress | None = None
+    settings: Settings,
+    store: Store,
+    output: Path,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    jobs: int = 1,
 ) -> SiteReport:
-    """Write the static site of ``store`` into ``output`` (see the module's docstring)."""
+    """Write the static site of ``store`` into ``output`` (see the module's docstring), its pages
+    rendered by ``jobs`` processes where the store is an embedded one on disk (``can_fork``)."""
     output = output.absolute()
     existing = output.is_dir() and any(output.iterdir())
     previous = existing and (output / MARKER).is_file()
@@ -264,16 +422,17 @@ def build_site(
             f"{output} is not empty, and is not a site `kgprofiles site build` wrote",
             "give an empty or new directory, or --force to write into it anyway (its other files stay)",
         )
-    target = output.with_name(f".{output.name}.building-{os.getpid()}") if previous else output
-    if previous:
+    in_place = existing and not previous  # --force into a directory of other files: written into
+    target = output if in_place else output.with_name(f".{output.name}.building-{os.getpid()}")
+    if not in_place:
         shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True, exist_ok=True)
     out = _Writer(target)
     try:
-        pages, missing = _Builder(settings, store, out, progress or Silent()).build()
+        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs)).build()
         out.write(MARKER, MARKER_TEXT)
     except BaseException:
-        if previous:
+        if not in_place:  # an interrupted or failed build leaves nothing (or the previous site)
             shutil.rmtree(target, ignore_errors=True)
         raise
     if previous:
@@ -281,4 +440,8 @@ def build_site(
         output.rename(old)
         target.rename(output)
         shutil.rmtree(old, ignore_errors=True)
+    elif not in_place:
+        if output.is_dir():
+            output.rmdir()  # empty
+        target.rename(output)
     return SiteReport(output, pages, out.files, out.bytes, missing)

@@ -26,21 +26,32 @@ def build(
         bool,
         typer.Option("--force", help="Write into a non-empty directory that is not a previous site (its files stay)."),
     ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Processes rendering pages (default: one per core). Over the embedded store on disk "
+            "only; a server's store or memory: renders in one.",
+        ),
+    ] = None,
     quiet: QuietOption = False,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
 ) -> None:
     """Write every page (people, organisations, topics, works, sources), a search that runs in
     the browser and the downloads as files, with the same HTML as `kgprofiles serve` and
-    relative links. The same graph gives the same bytes; a previous site in DIR is replaced whole."""
+    relative links. The same graph gives the same bytes, whatever --jobs; a previous site in DIR
+    is replaced whole, and only once the new one is complete."""
     from kgprofiles.progress import report_progress
-    from kgprofiles.static_site import build_site
+    from kgprofiles.static_site import build_site, default_jobs
 
     settings = store_settings(ctx, store, endpoint)
     target = open_reader(settings)
     try:
         with report_progress("site", quiet) as progress:
-            report = build_site(settings, target, output, force=force, progress=progress)
+            report = build_site(settings, target, output, force=force, progress=progress, jobs=jobs or default_jobs())
     finally:
         target.close()
     typer.echo(f"site: {report.summary()}")

@@ -142,11 +142,14 @@ def resource_page(site: HasViews, kind: str, iri: str, base: str = "", forms: Co
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
     subject = ox.NamedNode(iri)
-    rows = [
-        (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, str(t.object))
-        for t in triples
-        if t.subject == subject and not isinstance(t.object, ox.Triple)
-    ]
+    rows = sorted(  # rdf:type first, then by property: the same page from any store
+        (
+            (curie(t.predicate.value), t.object.value if isinstance(t.object, ox.NamedNode) else None, str(t.object))
+            for t in triples
+            if t.subject == subject and not isinstance(t.object, ox.Triple)
+        ),
+        key=lambda row: (row[0] != "rdf:type", row[0], row[2]),
+    )
     return page("resource.html", base, iri=iri, kind=kind, rows=rows, curie=curie, alternates=links)
 
 
