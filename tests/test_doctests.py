@@ -7,7 +7,14 @@ import importlib
 
 import pytest
 
-DOCUMENTED = ["kgprofiles", "kgprofiles.api", "kgprofiles.search", "kgprofiles.store.writer", "kgprofiles.vocab"]
+DOCUMENTED = [
+    "kgprofiles",
+    "kgprofiles.api",
+    "kgprofiles.profiles",
+    "kgprofiles.search",
+    "kgprofiles.store.writer",
+    "kgprofiles.vocab",
+]
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

@@ -10,11 +10,11 @@ import logging
 import re
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import quote
 
 import pyoxigraph as ox
@@ -296,6 +296,41 @@ class SearchHit:
     name: str
 
 
+_V = TypeVar("_V")
+#: Profiles (and related lists) stable views keep: a person's page and its "Why?" pages, and the
+#: people those name, are rendered close together (``serve`` and ``site build``).
+RECENT_PROFILES = 256
+
+
+class _Recent(Generic[_V]):
+    """The last ``size`` values made, by key (thread-safe; a value may be made twice at once).
+
+    >>> recent = _Recent(2)
+    >>> made = []
+    >>> for key in ("a", "b", "a", "c", "b"):
+    ...     _ = recent.get(key, lambda: made.append(key) or key.upper())
+    >>> made  # "a" was still there; "b" had gone (the oldest) when "c" came
+    ['a', 'b', 'c', 'b']
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._values: OrderedDict[Hashable, _V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, make: Callable[[], _V]) -> _V:
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+        value = make()
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self.size:
+                self._values.popitem(last=False)
+        return value
+
+
 class Views:
     """Builds view models from one store and the named queries.
 
@@ -323,6 +358,8 @@ class Views:
         self._kinds: dict[str, tuple[int, str]] | None = None
         self._queries: dict[str, NamedQuery] | None = None
         self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
+        self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)
+        self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
 
     @property
     def queries(self) -> dict[str, NamedQuery]:
@@ -374,6 +411,13 @@ class Views:
     # -------------------------------------------------------------------- the profile
 
     def profile(self, person: ox.NamedNode, related_limit: int | None = RELATED_ON_PROFILE) -> Profile:
+        """The person's profile, with ``related_limit`` related people (None: all); stable views
+        keep the last ``RECENT_PROFILES`` made."""
+        if not self.stable:
+            return self._profile(person, related_limit)
+        return self._profiles.get((person.value, related_limit), lambda: self._profile(person, related_limit))
+
+    def _profile(self, person: ox.NamedNode, related_limit: int | None) -> Profile:
         facts = self.select("person", person=person).rows
         if not facts:
             raise NotFound(f"no person {person.value}")
@@ -598,7 +642,7 @@ class Views:
 
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
         if self.stable and not self._warming.is_set():
-            return self.related_index().related(person, limit)
+            return list(self._related.get((person.value, limit), lambda: self.related_index().related(person, limit)))
         return related_people(self.store, self.queries, person, self.related_weights, limit)
 
     def related_index(self) -> RelatedIndex:
