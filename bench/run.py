@@ -185,6 +185,9 @@ class BudgetProgress:
     def advance(self, steps: int = 1) -> None:
         pass
 
+    def grow(self, steps: int) -> None:
+        pass
+
     def on_alarm(self, signum: int, frame: FrameType | None) -> None:
         raise StageBudgetExceeded(self.current or "?", time.perf_counter() - self.started)
 

@@ -63,6 +63,9 @@ def test_a_build_into_a_server_advances_its_bar_once_a_graph(oxigraph_server, se
         def advance(self, steps: int = 1) -> None:
             self.stages[-1][2] += steps
 
+        def grow(self, steps: int) -> None:
+            self.stages[-1][1] += steps
+
     seen = Recorded()
     build(settings, progress=seen, store=RemoteStore(oxigraph_server.query_endpoint))
     (publish,) = [stage for stage in seen.stages if stage[0] == "publish"]

@@ -117,10 +117,31 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
 
     with OxigraphStore(seed_store_dir, read_only=True) as disk:
         one = build_site(settings, disk, tmp_path / "one", jobs=1)
-        two = build_site(settings, disk, tmp_path / "two", jobs=2)
+        progress = _Counted()
+        two = build_site(settings, disk, tmp_path / "two", jobs=2, progress=progress)
     assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
     assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
     assert two.files == len(files_of(tmp_path / "two")) > 300
+    # the bar's total grows as pages are found ("Why?" pages, sources), and ends full
+    assert progress.stages["pages"] == [two.pages + len(two.missing)] * 2
+
+
+class _Counted:
+    """Progress that keeps each stage's [total, done]."""
+
+    def __init__(self) -> None:
+        self.stages: dict[str, list[int]] = {}
+        self.name = ""
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.name = name
+        self.stages[name] = [total or 1, 0]
+
+    def advance(self, steps: int = 1) -> None:
+        self.stages[self.name][1] += steps
+
+    def grow(self, steps: int) -> None:
+        self.stages[self.name][0] += steps
 
 
 class _InterruptedAtPages:
@@ -136,6 +157,9 @@ class _InterruptedAtPages:
         self.pages += steps
         if self.name == "pages" and self.pages > 5:  # the five fixed pages come first, then the workers'
             raise KeyboardInterrupt
+
+    def grow(self, steps: int) -> None:
+        pass
 
 
 def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(

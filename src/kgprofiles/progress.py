@@ -16,12 +16,18 @@ class Progress(Protocol):
     def advance(self, steps: int = 1) -> None:
         """Mark steps of the current stage done."""
 
+    def grow(self, steps: int) -> None:
+        """Add steps found along the way to the current stage's total."""
+
 
 class Silent:
     def stage(self, name: str, total: int | None = None) -> None:
         pass
 
     def advance(self, steps: int = 1) -> None:
+        pass
+
+    def grow(self, steps: int) -> None:
         pass
 
 
@@ -47,6 +53,9 @@ class LogLines:
     def advance(self, steps: int = 1) -> None:
         pass
 
+    def grow(self, steps: int) -> None:
+        pass
+
 
 class Bar:
     """A rich progress bar, one task per stage."""
@@ -64,6 +73,11 @@ class Bar:
     def advance(self, steps: int = 1) -> None:
         if self.task is not None:
             self.progress.advance(self.task, steps)  # type: ignore[attr-defined]
+
+    def grow(self, steps: int) -> None:
+        if self.task is not None:
+            p = self.progress
+            p.update(self.task, total=p.tasks[-1].total + steps)  # type: ignore[attr-defined]
 
 
 @contextmanager

@@ -135,11 +135,12 @@ class _Writer:
 @dataclass(frozen=True)
 class _Batch:
     """What rendering some resources wrote: pages, the IRIs with nothing to show, the /id/ IRIs
-    the pages link to, and the files and bytes written."""
+    the pages link to, the IRIs rendered beyond those asked for, and the files and bytes written."""
 
     pages: int
     missing: tuple[str, ...]
     links: tuple[str, ...]
+    taken: tuple[str, ...]
     files: int
     bytes: int
 
@@ -155,10 +156,14 @@ class _Renderer:
         self.root = root
 
     def render(self, iris: list[str]) -> _Batch:
-        """The pages of ``iris``, with the links they hold."""
+        """The pages of ``iris``, with the links they hold. A person's "Why?" pages are rendered
+        right after the person's page, here (they need the person's profile, which the views
+        keep a while): they are only linked from it, and come back as ``taken``, not as links."""
         out = _Writer(self.root)
-        pages, missing, links = 0, [], []
-        for iri in iris:
+        pages, missing, links, taken = 0, [], [], []
+        todo = deque(iris)
+        while todo:
+            iri = todo.popleft()
             path = ids().slug_of(iri) or ""
             kind, _, slug = path.partition("/")
             why = WHY.fullmatch(path)
@@ -178,17 +183,25 @@ class _Renderer:
                     continue
             out.write(f"id/{path}/index.html", html)
             pages += 1
+            found = {}
             for linked in re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html):
                 name, suffix = split_suffix(linked)
                 if suffix is None:
-                    links.append(ids().base + name)
-        return _Batch(pages, tuple(missing), tuple(links), out.files, out.bytes)
+                    found[ids().base + name] = WHY.fullmatch(name) is not None
+            if kind == "person" and why is None:
+                whys = [link for link, is_why in found.items() if is_why]
+                todo.extendleft(reversed(whys))
+                taken += whys
+                links += [link for link, is_why in found.items() if not is_why]
+            else:
+                links += found
+        return _Batch(pages, tuple(missing), tuple(links), tuple(taken), out.files, out.bytes)
 
     def download(self, name: str, fmt: str) -> _Batch:
         """The whole graph in ``fmt`` as ``downloads/NAME``."""
         out = _Writer(self.root)
         out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
-        return _Batch(0, (), (), out.files, out.bytes)
+        return _Batch(0, (), (), (), out.files, out.bytes)
 
     def _data(self, out: _Writer, kind: str, iri: str, path: str) -> list[str]:
         """Write the resource's data forms; the media types written."""
@@ -366,11 +379,13 @@ class _Builder:
                 missing.extend(result.missing)
                 self.out.files += result.files
                 self.out.bytes += result.bytes
-                self.progress.advance(result.pages)
-                for iri in result.links:
-                    if iri not in seen:
-                        seen.add(iri)
-                        queue.append(iri)
+                self.progress.grow(len(result.taken))
+                self.progress.advance(result.pages + len(result.missing))
+                seen.update(result.taken)
+                found = [iri for iri in dict.fromkeys(result.links) if iri not in seen]
+                seen.update(found)
+                queue.extend(found)
+                self.progress.grow(len(found))
         return pages + 5, tuple(sorted(missing))
 
 
