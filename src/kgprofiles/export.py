@@ -51,6 +51,15 @@ def jsonld_context() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
+def _rdflib_context(base: str) -> Any:
+    """rdflib's processed form of the @context (reading it costs more than a small resource's
+    JSON-LD); rdflib only reads it while writing."""
+    from rdflib.plugins.shared.jsonld.context import Context
+
+    return Context(_context_for(base))
+
+
+@lru_cache(maxsize=4)
 def _context_for(base: str) -> dict[str, Any]:
     text = resources.files("kgprofiles").joinpath("context.jsonld").read_text(encoding="utf-8")
     context: dict[str, Any] = json.loads(text)["@context"]
@@ -60,12 +69,13 @@ def _context_for(base: str) -> dict[str, Any]:
 def to_jsonld(triples: list[ox.Triple]) -> bytes:
     """Compacted JSON-LD with the project's @context; nodes sorted by @id, keys sorted."""
     from rdflib import Graph  # (rdflib writes JSON-LD: imported for this format only)
+    from rdflib.plugins.serializers.jsonld import from_rdf
 
     from kgprofiles.terms import graph_from_triples
 
     graph = graph_from_triples(triples, Graph())
-    text = graph.serialize(format="json-ld", context=jsonld_context(), auto_compact=True)
-    doc = json.loads(text)
+    # what graph.serialize(format="json-ld", context=..., auto_compact=True) writes, as objects
+    doc = from_rdf(graph, context_data=_rdflib_context(ids().base), auto_compact=True)
     nodes = doc.get("@graph", [doc] if "@id" in doc else [])
     nodes = [{k: v for k, v in n.items() if k != "@context"} for n in nodes]
     nodes.sort(key=lambda n: str(n.get("@id", "")))
