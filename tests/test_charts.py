@@ -4,8 +4,13 @@ the network of the people around a person; server-side SVG, the same bytes for t
 from __future__ import annotations
 
 import dataclasses
+import os
+import pickle
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +243,39 @@ def test_names_with_markup_stay_text_in_both_pictures(horace, views: Views) -> N
         assert "<script>" not in drawn and root.find(f"{SVG}script") is None
         assert any(hostile in (t.text or "") for t in root.iter(f"{SVG}title"))
         assert hostile in root.get("aria-label") or any(hostile in (t.text or "") for t in root.iter(f"{SVG}text"))
+
+
+def test_the_network_is_the_same_in_every_process(horace, tmp_path: Path) -> None:
+    """A set's order changes from one process to the next (PYTHONHASHSEED); the drawing must not:
+    a thing reached by two kinds of link of one rank ("was at", "same time") names the person's
+    own tie on its edge, in every process (a static site's pages come from several)."""
+    from kgprofiles.related import Component
+
+    first, second = horace.related[:2]
+    profile = dataclasses.replace(
+        horace,
+        related=(
+            dataclasses.replace(first, components=(Component("overlap_org", 1, 1.0, ("Lab",)),)),
+            dataclasses.replace(second, components=(Component("other_org", 1, 1.0, ("Lab",)),)),
+        ),
+    )
+    pickled = tmp_path / "profile.pickle"
+    pickled.write_bytes(pickle.dumps(profile))
+    script = (
+        "import pickle, sys\n"
+        "from kgprofiles.render.network_svg import network_svg\n"
+        "profile = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+        "print(network_svg(profile, lambda iri: None, lambda iri: None))\n"
+    )
+    drawings = {
+        subprocess.run(
+            [sys.executable, "-c", script, str(pickled)],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(6)
+    }
+    assert len(drawings) == 1
+    assert "Horace He — was at — Lab" in drawings.pop()

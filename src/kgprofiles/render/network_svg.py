@@ -37,6 +37,9 @@ KINDS: dict[str, tuple[str, int, str, dict[str, str | float]]] = {
     "award": ("award", 4, "shared award", {"stroke": "#b8860b", "stroke_width": 2.5}),
     "supervision": ("supervision", 5, "advisor", {"stroke": "#7b1fa2", "stroke_width": 2.5}),
 }
+#: Which kind names a thing's edge from the person when several reach it: a current role, then
+#: another role, then "same time" (the person's own tie first), else in the order above.
+RANK = {kind: rank for rank, kind in enumerate(dict.fromkeys(("current_org", "other_org", "overlap_org", *KINDS)))}
 WORDS = {
     "current_org": "both hold a current role at",
     "other_org": "both have had a role at",
@@ -123,7 +126,7 @@ def network_svg(
             if c.kind == "event":
                 for name in c.names:
                     things.setdefault(key(c.kind, name), set()).add(c.kind)
-    order = sorted(things, key=lambda node: (min(KINDS[k][1] for k in things[node]), node[1]))
+    order = sorted(things, key=lambda node: (min(KINDS[k][1] for k in things[node]), node[1], node[0]))
     angle = {node: -math.pi / 2 + 2 * math.pi * i / len(order) for i, node in enumerate(order)}
 
     # The related people: each near the mean angle of its things, spread evenly in that order.
@@ -140,7 +143,7 @@ def network_svg(
     edges: list[str] = []
     for node in order:
         x, y = _polar(angle[node], INNER)
-        kind = min(things[node], key=lambda k: KINDS[k][1] * 10 + (k != "current_org"))
+        kind = min(things[node], key=lambda k: (KINDS[k][1], RANK[k]))  # (not the set's order: a process's)
         tooltip = f"{p.name} — {KINDS[kind][2]} — {node[1]}"
         line = tag("line", x1=cx, y1=cy, x2=x, y2=y, **KINDS[kind][3])  # type: ignore[arg-type]
         word = text(
