@@ -200,6 +200,22 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path) -> None:
+    """Builds in two processes whose sets and dicts of strings iterate in different orders
+    (PYTHONHASHSEED): the same files."""
+    import os
+
+    command = [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), "site", "build", "--quiet"]
+    for seed in ("1", "2"):
+        subprocess.run(
+            [*command, "--store", str(seed_store_dir), "--output", str(tmp_path / seed), "--jobs", "2"],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            capture_output=True,
+        )
+    assert files_of(tmp_path / "1") == files_of(tmp_path / "2")
+
+
 def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:
     mine = tmp_path / "notes"
     mine.mkdir()
