@@ -3,7 +3,8 @@ index, the median of two-word searches over it, and `kgprofiles site build` time
 
     .venv/bin/python bench/generate.py --people 10000 --seed 1 --out bench/out/people-10000
     KGPROFILES_DATA=bench/out/people-10000 .venv/bin/kgprofiles build --store bench/out/store-10000
-    .venv/bin/python bench/search_site.py --store bench/out/store-10000 [--no-site] [--no-record]
+    .venv/bin/python bench/search_site.py --store bench/out/store-10000 [--no-site] [--no-record] \
+        [--project DIR] [--jobs 1,2]
 
 Prints the figures and appends a dated section to bench/RESULTS.md (unless --no-record). Each
 measurement runs in a fresh child process, so the peak memory is that task's own.
@@ -88,24 +89,29 @@ def task_index(store_path: str, out: str, reuse: bool) -> dict[str, float]:
     }
 
 
-def task_site(store_path: str, out: str) -> dict[str, float]:
+def task_site(store_path: str, out: str, project: str, jobs: int) -> dict[str, float]:
+    """``site build`` in ``jobs`` processes; CPU and peak memory of this process and of its
+    largest worker (a worker's resident memory includes pages it shares with this process)."""
     from kgprofiles.config import load_settings
     from kgprofiles.static_site import build_site
     from kgprofiles.store.oxigraph import OxigraphStore
 
-    settings = load_settings(ROOT, store="memory:")
+    settings = load_settings(Path(project), store="memory:")
     store = OxigraphStore(store_path, read_only=True)
-    target = Path(out) / "site"
+    target = Path(out) / f"site-{jobs}"
     shutil.rmtree(target, ignore_errors=True)
     started, cpu = time.perf_counter(), time.process_time()
-    report = build_site(settings, store, target)
+    report = build_site(settings, store, target, jobs=jobs)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
+        "jobs": jobs,
         "pages": report.pages,
         "files": report.files,
         "site_mb": report.bytes / 1e6,
         "site_wall_s": time.perf_counter() - started,
-        "site_cpu_s": time.process_time() - cpu,
+        "site_cpu_s": time.process_time() - cpu + workers.ru_utime + workers.ru_stime,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "worker_peak_mb": workers.ru_maxrss / 1024,
     }
 
 
@@ -117,22 +123,36 @@ def main() -> None:
     parser.add_argument("--no-site", action="store_true")
     parser.add_argument("--no-record", action="store_true")
     parser.add_argument("--reuse-index", action="store_true", help="search the store's own index (no index written)")
+    parser.add_argument(
+        "--project",
+        default=str(ROOT),
+        help="the project whose settings the site uses; synthetic people get pages only under a "
+        'kgprofiles.toml with base_iri = "http://example.org/kgprofiles-synthetic/"',
+    )
+    parser.add_argument("--jobs", default="1,2", help="site builds to run, by processes (e.g. 1,2)")
     args = parser.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     if args.task:
         if args.task == "index":
             figures = task_index(args.store, args.out, args.reuse_index)
         else:
-            figures = task_site(args.store, args.out)
+            figures = task_site(args.store, args.out, args.project, int(args.jobs))
         print(json.dumps(figures))
         return
     index = child("index", args.store, args.out, *(["--reuse-index"] if args.reuse_index else []))
-    site = None if args.no_site else child("site", args.store, args.out)
+    sites = (
+        []
+        if args.no_site
+        else [
+            child("site", args.store, args.out, "--project", args.project, "--jobs", jobs)
+            for jobs in args.jobs.split(",")
+        ]
+    )
     code = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     lines = [
         f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC — search index and static site over {args.store} (issue 19)",
         "",
-        f"Command: `python bench/search_site.py --store {args.store}`",
+        f"Command: `python bench/search_site.py --store {args.store} --project {args.project} --jobs {args.jobs}`",
         "",
         f"Machine: 2 cores shared with other work, Python {platform.python_version()}; code {code.stdout.strip()}."
         " Wall times on a busy machine; CPU times are the steadier figure.",
@@ -148,11 +168,12 @@ def main() -> None:
         f" **median {index['search_median_ms']:.2f} ms**, p95 {index['search_p95_ms']:.2f} ms"
         f" ({index['matches_min']:,.0f} to {index['matches_max']:,.0f} matches; 50 shown)",
     ]
-    if site is not None:
+    for site in sites:
+        faster = f", ×{sites[0]['site_wall_s'] / site['site_wall_s']:.2f} of the first" if site is not sites[0] else ""
         lines.append(
-            f"- `site build`: {site['pages']:,.0f} pages, {site['files']:,.0f} files, {site['site_mb']:.0f} MB"
-            f" in **{site['site_wall_s']:.0f} s** wall ({site['site_cpu_s']:.0f} s CPU),"
-            f" peak **{site['peak_mb']:.0f} MB**"
+            f"- `site build --jobs {site['jobs']:.0f}`: {site['pages']:,.0f} pages, {site['files']:,.0f} files,"
+            f" {site['site_mb']:.0f} MB in **{site['site_wall_s']:.0f} s** wall ({site['site_cpu_s']:.0f} s CPU"
+            f"{faster}), peak **{site['peak_mb']:.0f} MB** (largest worker {site['worker_peak_mb']:.0f} MB)"
         )
     text = "\n".join(lines) + "\n"
     print(text)
