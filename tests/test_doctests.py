@@ -12,6 +12,7 @@ DOCUMENTED = [
     "kgprofiles.api",
     "kgprofiles.profiles",
     "kgprofiles.search",
+    "kgprofiles.store.sorted_dump",
     "kgprofiles.store.writer",
     "kgprofiles.vocab",
 ]

@@ -101,6 +101,31 @@ def test_the_seed_person_is_the_same_on_all_three_backends(
     assert [line.split(" — ")[1].split("  ")[0] for line in related[1].splitlines()[:5]] == ["Also at PyTorch"] * 5
 
 
+def test_an_export_to_a_file_is_sorted_on_disk_past_the_cap(
+    virtuoso: VirtuosoServer, seed_store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Into a file, a server's export is read a batch of graphs (or a part of a large graph) at a
+    time and sorted on disk, never whole in memory (24 M quads once took 16 GB and the OOM
+    killer): in runs of 500 quads (many files merged), the same bytes as read whole, and the
+    embedded store's quads."""
+    from kgprofiles.store import sorted_dump
+
+    monkeypatch.setattr(sorted_dump, "RUN", 500)
+    store = RemoteStore(virtuoso.query_endpoint, kind="virtuoso")
+    where = ("--endpoint", virtuoso.query_endpoint, "--server-kind", "virtuoso")
+    with OxigraphStore(seed_store_dir, read_only=True) as embedded:
+        for fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+            store.dump_to(tmp_path / "export", fmt)
+            written = (tmp_path / "export").read_bytes()
+            assert written == store.dump(fmt)
+            assert sorted(written.splitlines()) == sorted(embedded.dump(fmt).splitlines())  # (its own order)
+            assert written.count(b"\n") > CAPPED_MAX_ROWS  # past the cap, so in parts and pages
+        code, out = kg("export", "--format", "nq", *where, "-o", str(tmp_path / "cli.nq"))
+        assert code == 0 and "wrote" in out
+        assert (tmp_path / "cli.nq").read_bytes() == store.dump(ox.RdfFormat.N_QUADS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.nq", "export"]  # no part file left
+
+
 def test_virtuoso_own_graphs_stay_out_of_the_default_graph_and_the_graph_list(
     virtuoso: VirtuosoServer, seed_store_dir: Path
 ) -> None:

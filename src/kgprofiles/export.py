@@ -152,13 +152,15 @@ def export_store(store: Store, fmt: str) -> bytes:
 
 
 def export_store_to(store: Store, fmt: str, path: Path) -> None:
-    """``export_store`` into the file at ``path``: streamed by an embedded store (the whole graph
-    never in memory), the same bytes either way."""
+    """``export_store`` into the file at ``path``: streamed by an embedded store, sorted on disk
+    from a server for N-Quads and N-Triples (the whole graph never in memory), the same bytes
+    either way."""
     from kgprofiles.store.oxigraph import OxigraphStore
+    from kgprofiles.store.remote import RemoteStore
 
     check_format(fmt)
     rdf_format = FORMATS[fmt]
-    if isinstance(store, OxigraphStore) and rdf_format is not None:
+    if isinstance(store, OxigraphStore | RemoteStore) and rdf_format is not None:
         store.dump_to(path, rdf_format)
     else:
         path.write_bytes(export_store(store, fmt))

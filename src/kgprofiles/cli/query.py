@@ -4,6 +4,7 @@ graph or one profile, in ttl, nt, nq or jsonld)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -199,7 +200,7 @@ def export(
     their claims and everything those cite. The same store always gives byte-identical output."""
     import pyoxigraph as ox
 
-    from kgprofiles.export import check_format, export_profile, export_store
+    from kgprofiles.export import check_format, export_profile, export_store, export_store_to
     from kgprofiles.queries import get_query, resolve_iri
     from kgprofiles.vocab import ids
 
@@ -207,6 +208,15 @@ def export(
     check_format(output)
     target = open_reader(settings)
     try:
+        if person is None and out is not None:  # streamed into a file beside it, then renamed
+            written = out.with_name(f".{out.name}.part-{os.getpid()}")
+            try:
+                export_store_to(target, output, written)
+                written.replace(out)
+            finally:
+                written.unlink(missing_ok=True)
+            typer.echo(f"wrote {out.stat().st_size} bytes to {out}", err=True)
+            return
         if person is None:
             data = export_store(target, output)
         else:

@@ -94,6 +94,7 @@ import contextlib
 import hashlib
 import html
 import http.client
+import os
 import re
 import secrets
 import urllib.error
@@ -101,6 +102,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pyoxigraph as ox
@@ -142,6 +144,7 @@ from kgprofiles.store.results import (
     read_json_results,
 )
 from kgprofiles.store.server_kinds import ServerKind, server_kind
+from kgprofiles.store.sorted_dump import write_sorted
 from kgprofiles.vocab import GENID, GRAPH
 
 __all__ = ["BACKUP_GRAPH_PREFIX", "GENID", "JOURNAL_GRAPH", "STAGING_GRAPH_PREFIX", "RemoteStore"]
@@ -674,24 +677,32 @@ class RemoteStore:
         ]
 
     def _quads_of(self, graphs: list[str], raw: bool = False) -> list[ox.Quad]:
-        """The quads of ``graphs``, read whole (a group of graphs a query, page by page where the
-        server caps answers). On a kind that sorts only so many rows (Virtuoso), pages past that
+        """The quads of ``graphs``, read whole (``_quad_batches``, all in one list)."""
+        return [quad for batch in self._quad_batches(graphs, raw) for quad in batch]
+
+    def _quad_batches(self, graphs: list[str], raw: bool = False) -> Iterator[list[ox.Quad]]:
+        """The quads of ``graphs`` in batches: a group of graphs a query, page by page where the
+        server caps answers. On a kind that sorts only so many rows (Virtuoso), pages past that
         are read with OFFSET and no order, and the server walks every row before each offset:
         there the graphs are counted first, small ones read in groups of at most that many
-        triples, and a larger one in parts (``_read_in_parts``)."""
+        triples, and a larger one in parts (``_read_in_parts``), a batch a part."""
         limit = self.kind.sorted_rows_limit
-        quads: list[ox.Quad] = []
         if limit is None:
-            quads = [quad for group in chunks(graphs, _GRAPHS_PER_READ) for quad in self._read_graphs(group, raw)]
-        else:
-            sizes = self._counts(graphs)
-            small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
-            for batch in _batches([(g, sizes[g]) for g in small], _GRAPHS_PER_READ, lambda weight: weight < limit):
-                quads += self._read_graphs(batch, raw)
-            for graph in graphs:
-                if sizes.get(graph, 0) >= limit:
-                    quads += self._read_in_parts(graph, sizes[graph], limit, raw)
-        if len(set(quads)) != len(quads):  # a graph is a set: pages that overlapped, and may have missed some
+            for group in chunks(graphs, _GRAPHS_PER_READ):
+                yield self._no_repeats(self._read_graphs(group, raw))
+            return
+        sizes = self._counts(graphs)
+        small = [g for g in graphs if 0 < sizes.get(g, 0) < limit]  # a full answer would look cut
+        for batch in _batches([(g, sizes[g]) for g in small], _GRAPHS_PER_READ, lambda weight: weight < limit):
+            yield self._no_repeats(self._read_graphs(batch, raw))
+        for graph in graphs:
+            if sizes.get(graph, 0) >= limit:
+                yield from self._read_in_parts(graph, sizes[graph], limit, raw)
+
+    def _no_repeats(self, quads: list[ox.Quad]) -> list[ox.Quad]:
+        """``quads``, unless some came twice: a graph is a set, so pages overlapped (and may have
+        missed some)."""
+        if len(set(quads)) != len(quads):
             raise RemoteError(
                 f"{self.query_endpoint} gave some triples twice while the graphs were read in pages",
                 "the server pages unstably past its result cap: try again, or raise the cap "
@@ -703,21 +714,23 @@ class RemoteStore:
         rows = self._select_rows(_in_graphs(_QUADS, graphs), raw=raw)
         return [ox.Quad(row["s"], row["p"], row["o"], row["g"]) for row in rows]  # type: ignore[arg-type]
 
-    def _read_in_parts(self, graph: str, size: int, limit: int, raw: bool) -> list[ox.Quad]:
-        """The quads of one graph of ``limit`` triples or more, in parts of fewer than ``limit``:
-        its predicates (counted by the server) in groups, and a predicate with more triples than
-        that by its objects, where they are few (rdf:type: by class); a part still larger is
-        paged. The parts must add up to the graph's count."""
+    def _read_in_parts(self, graph: str, size: int, limit: int, raw: bool) -> Iterator[list[ox.Quad]]:
+        """The quads of one graph of ``limit`` triples or more, a part at a time, in parts of
+        fewer than ``limit``: its predicates (counted by the server) in groups, and a predicate
+        with more triples than that by its objects, where they are few (rdf:type: by class); a
+        part still larger is paged. The parts must add up to the graph's count (checked after
+        the last)."""
         node = graph_node(graph)
-        quads: list[ox.Quad] = []
+        read = 0
         for kind, terms in self._parts_of(node, limit):
-            quads += self._read_part(node, kind, terms, raw)
-        if len(quads) != size:
+            part = self._no_repeats(self._read_part(node, kind, terms, raw))
+            read += len(part)
+            yield part
+        if read != size:
             raise RemoteError(
-                f"{self.query_endpoint} gave {len(quads)} triples of <{graph}> in parts, where it counted {size}",
+                f"{self.query_endpoint} gave {read} triples of <{graph}> in parts, where it counted {size}",
                 "the data changed while it was read: try again",
             )
-        return quads
 
     def _parts_of(self, node: ox.NamedNode, limit: int) -> list[tuple[str, list[str]]]:
         """How ``_read_in_parts`` reads the graph ``node``: (kind, terms) for ``_read_part``."""
@@ -808,6 +821,17 @@ class RemoteStore:
         all graphs. Sorted (the same bytes as the embedded store for the same data); blank nodes
         come back with their labels."""
         return serialize_dataset(self.quads(), fmt)
+
+    def dump_to(self, path: str | os.PathLike[str], fmt: ox.RdfFormat) -> None:
+        """``dump`` written into the file at ``path``, the same bytes. N-Quads and N-Triples are
+        read a batch of graphs (or a part of a large graph) at a time and sorted on disk
+        (``sorted_dump``): a server's graph need not fit in memory (24 M quads took 16 GB
+        and the kernel's OOM killer, read whole). The other formats are made in memory."""
+        if fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+            Path(path).write_bytes(self.dump(fmt))
+            return
+        with open(path, "wb") as out:
+            write_sorted(self._quad_batches(self.graphs()), fmt, out)
 
     # -- writing ----------------------------------------------------------------------------
 
