@@ -101,9 +101,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import pyoxigraph as ox
 from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
@@ -971,12 +971,12 @@ class RemoteStore:
             backups = {
                 g: f"{BACKUP_GRAPH_PREFIX}{token}/{urllib.parse.quote(g, safe='')}" for g in touched if g in sizes
             }
-            copies: list[tuple[str, int]] = []
+            copies: list[tuple[str | _Copy, int]] = []
             for graph, backup in backups.items():
                 if graph in previous:
                     self._upload(backup, previous[graph])
                 else:
-                    copies.append((f"COPY <{graph}> TO <{backup}>", sizes[graph]))
+                    copies.append((_Copy("COPY", graph, backup), sizes[graph]))
             self._post_sized(copies)
             if backups:
                 kept = self._counts(list(backups.values()))
@@ -986,7 +986,7 @@ class RemoteStore:
             self._discard([*[s for s in staged.values() if s], *backups.values()], exc, journaled=journaled)
             raise
         try:
-            moves: list[tuple[str, int]] = []
+            moves: list[tuple[str | _Copy, int]] = []
             uploads: list[str] = []
             for target, staging in staged.items():
                 if target in whole:
@@ -995,7 +995,7 @@ class RemoteStore:
                 if target in sizes:  # a graph the server does not hold has nothing to remove
                     moves += _dropping(target)
                 if staging:
-                    moves.append((f"MOVE {graph_node(staging)} TO {graph_node(target)}", 2 * new[target]))
+                    moves.append((_Copy("MOVE", staging, target), 2 * new[target]))
             for graph in dropped:
                 moves += _dropping(graph)
             self._post_sized(moves)
@@ -1062,7 +1062,7 @@ class RemoteStore:
             else:
                 self._send("POST", self._graph_url(graph), body, "application/n-triples")
 
-    def _post_sized(self, operations: Sequence[tuple[str, int]]) -> None:
+    def _post_sized(self, operations: Sequence[tuple[str | _Copy, int]]) -> None:
         """Update operations, each with the triples it writes, in requests of at most 100
         operations and ``triples_per_write`` triples; one that writes more goes alone, row by row
         where the kind can (``row_by_row``: not one transaction, so verified by its caller). A
@@ -1070,20 +1070,19 @@ class RemoteStore:
         server's time limit (Virtuoso's MaxQueryExecutionTime, 60 s by default: at 100,000
         people the row-by-row MOVE of the 13.6 M-triple inferred graph failed with SR171): it
         goes last, part by part (``_copy_in_parts``), after the others (which clear its target)."""
-        in_parts: list[re.Match[str]] = []
+        in_parts: list[_Copy] = []
         sized: list[tuple[str, int]] = []
         for operation, triples in operations:
-            copy = _COPY_OR_MOVE.fullmatch(operation)
-            if copy is not None and self.kind.row_by_row and triples > _ROWS_PER_UPDATE:
-                in_parts.append(copy)
+            if isinstance(operation, _Copy) and self.kind.row_by_row and triples > _ROWS_PER_UPDATE:
+                in_parts.append(operation)
             else:
-                sized.append((operation, triples))
+                sized.append((str(operation), triples))
         heavy = {operation for operation, triples in sized if not self._fits(triples)}
         for batch in _batches(sized, _OPERATIONS_PER_REQUEST, self._fits):
             prologue = f"{self.kind.row_by_row}\n" if self.kind.row_by_row and heavy.intersection(batch) else ""
             self._post_update(SparqlText.of(prologue + " ;\n".join(batch)))
         for copy in in_parts:
-            self._copy_in_parts(copy["source"], copy["target"], move=copy["verb"] == "MOVE")
+            self._copy_in_parts(copy.source, copy.target, move=copy.verb == "MOVE")
 
     def _copy_in_parts(self, source: str, target: str, *, move: bool) -> None:
         """COPY (or MOVE) ``source`` to ``target`` on the server in parts that each run well
@@ -1155,13 +1154,13 @@ class RemoteStore:
         COPY: uploaded again from ``previous``), and count it (``sizes``: the counts
         before); the backups are dropped only if every graph is back."""
         try:
-            operations: list[tuple[str, int]] = []
+            operations: list[tuple[str | _Copy, int]] = []
             for graph in touched:
                 if graph in previous:
                     continue  # uploaded below, in place
                 operations += _dropping(graph)
                 if graph in backups:
-                    operations.append((f"COPY <{backups[graph]}> TO <{graph}>", sizes[graph]))
+                    operations.append((_Copy("COPY", backups[graph], graph), sizes[graph]))
             self._post_sized(operations)
             for graph, triples in previous.items():
                 self._upload(graph, triples)
@@ -1371,8 +1370,6 @@ _TRIPLES_PER_CHECK = 200_000
 _ROWS_PER_UPDATE = 1_000_000
 #: Rows of a part of a graph copied in parts, where the kind sorts any number of rows.
 _PART_ROWS = 10_000
-#: An operation ``_post_sized`` may copy in parts (the module's own text: IRIs in angle brackets).
-_COPY_OR_MOVE = re.compile(r"(?P<verb>COPY|MOVE) <(?P<source>[^>]*)> TO <(?P<target>[^>]*)>")
 #: A predicate of a large graph is read by its objects if it has at most this many (rdf:type).
 _OBJECT_PARTS = 200
 #: Reads and counts of graphs name at most this many graphs in one query (a UNION of one branch
@@ -1449,6 +1446,19 @@ def _batches(items: Iterable[tuple[T, int]], most: int, fits: Callable[[int], bo
         weight += heavy
     if batch:
         yield batch
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A COPY or MOVE of one graph for ``_post_sized``: sent as its text, or, too large for one
+    request, copied part by part (``_copy_in_parts``)."""
+
+    verb: Literal["COPY", "MOVE"]
+    source: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.verb} {graph_node(self.source)} TO {graph_node(self.target)}"
 
 
 def _part_pattern(node: ox.NamedNode, kind: str, terms: list[str]) -> str:
