@@ -124,6 +124,8 @@ def run(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
             }
             figures[name] = {}
             for step, command in steps.items():
+                if args.steps and step.split()[0] not in args.steps:
+                    continue
                 repeats = 1 if step == "build" else args.repeats
                 figures[name][step] = [timed(command, env, show=step == "build") for _ in range(repeats)]
                 print(f"{name} {step}: {', '.join(f'{t:.2f}' for t in figures[name][step])} s", flush=True)
@@ -164,7 +166,7 @@ def record(args: argparse.Namespace, figures: dict[str, dict[str, list[float]]])
         "| step | embedded, s | Virtuoso, s |",
         "|---|---|---|",
     ]
-    for step in figures[args.backends[0]]:
+    for step in figures[args.backends[0]]:  # the steps run (--steps)
         cells = []
         for backend in ("embedded", "virtuoso"):
             runs = figures.get(backend, {}).get(step, [])
@@ -199,12 +201,21 @@ def main() -> None:
         help="which backends to run, in this order (default: embedded,virtuoso); at 100,000 people "
         "Virtuoso first, so that its figures come first",
     )
+    parser.add_argument(
+        "--steps",
+        type=lambda text: text.split(","),
+        default=[],
+        help="run only these steps, by first word (build,load,profile,related,export; default: all)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory (stores, outputs)")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
     unknown = set(args.backends) - {"embedded", "virtuoso"}
     if unknown:
         parser.error(f"unknown backend(s): {', '.join(sorted(unknown))} (embedded, virtuoso)")
+    unknown = set(args.steps) - {"build", "load", "profile", "related", "export"}
+    if unknown:
+        parser.error(f"unknown step(s): {', '.join(sorted(unknown))} (build, load, profile, related, export)")
     OUT.mkdir(parents=True, exist_ok=True)
     figures = run(args)
     if not args.no_record:
