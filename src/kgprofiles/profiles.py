@@ -30,6 +30,7 @@ from kgprofiles.store.binding import bind_rows
 from kgprofiles.vocab import KGP_NS, RDF_NS, WD_NS, ids
 
 if TYPE_CHECKING:
+    from kgprofiles.profile_shelf import ProfileShelf
     from kgprofiles.related_index import RelatedIndex
 
 log = logging.getLogger(__name__)
@@ -358,7 +359,8 @@ class Views:
         self._kinds: dict[str, tuple[int, str]] | None = None
         self._queries: dict[str, NamedQuery] | None = None
         self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
-        self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)
+        self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)  # without their related people
+        self.shelf: ProfileShelf | None = None  # every profile made, for all processes of a site build
         self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
 
     @property
@@ -411,13 +413,27 @@ class Views:
     # -------------------------------------------------------------------- the profile
 
     def profile(self, person: ox.NamedNode, related_limit: int | None = RELATED_ON_PROFILE) -> Profile:
-        """The person's profile, with ``related_limit`` related people (None: all); stable views
-        keep the last ``RECENT_PROFILES`` made."""
-        if not self.stable:
-            return self._profile(person, related_limit)
-        return self._profiles.get((person.value, related_limit), lambda: self._profile(person, related_limit))
+        """The person's profile, with ``related_limit`` related people (None: all). The rest of it
+        is made once per person where it can be kept: stable views keep the last
+        ``RECENT_PROFILES`` made, and every one on their ``shelf`` if they have one."""
+        return replace(self._core(person), related=tuple(self.related(person, related_limit)))
 
-    def _profile(self, person: ox.NamedNode, related_limit: int | None) -> Profile:
+    def _core(self, person: ox.NamedNode) -> Profile:
+        """The profile without its related people."""
+        if not self.stable:
+            return self._profile(person)
+        return self._profiles.get(person.value, lambda: self._shelved(person))
+
+    def _shelved(self, person: ox.NamedNode) -> Profile:
+        if self.shelf is None:
+            return self._profile(person)
+        found = self.shelf.get(person.value)
+        if found is None:
+            found = self._profile(person)
+            self.shelf.put(person.value, found)
+        return found
+
+    def _profile(self, person: ox.NamedNode) -> Profile:
         facts = self.select("person", person=person).rows
         if not facts:
             raise NotFound(f"no person {person.value}")
@@ -457,7 +473,6 @@ class Views:
             )
         )
         topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
-        related = self.related(person, related_limit)
         built = Profile(
             iri=person.value,
             slug=_slug(person.value),
@@ -471,7 +486,7 @@ class Views:
             timeline=timeline,
             roles=roles,
             workplaces=workplaces,
-            related=tuple(related),
+            related=(),
             sources=sources,
             life=self._life(person, notes),
             awards=self._awards(person, notes),
@@ -677,7 +692,7 @@ class Views:
         what they have read once."""
         views = Views(store, self.queries_dir, self.related_weights, self.stable)
         views._index, views._org_sizes, views._queries = self._index, self._org_sizes, self._queries
-        views._kinds, views._name_list = self._kinds, self._name_list
+        views._kinds, views._name_list, views.shelf = self._kinds, self._name_list, self.shelf
         return views
 
     def warm(self) -> threading.Thread:

@@ -56,10 +56,12 @@ import pyoxigraph as ox
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import InputError, StoreError
 from kgprofiles.export import MEDIA_TYPES, export_store_to, rdfxml_problem, serialize_triples, to_rdfxml
+from kgprofiles.profile_shelf import ProfileShelf
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
 from kgprofiles.queries import get_query
 from kgprofiles.render.html import page
+from kgprofiles.scratch import scratch_dir
 from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -135,12 +137,12 @@ class _Writer:
 @dataclass(frozen=True)
 class _Batch:
     """What rendering some resources wrote: pages, the IRIs with nothing to show, the /id/ IRIs
-    the pages link to, the IRIs rendered beyond those asked for, and the files and bytes written."""
+    the pages link to (their "Why?" pages apart), and the files and bytes written."""
 
     pages: int
     missing: tuple[str, ...]
     links: tuple[str, ...]
-    taken: tuple[str, ...]
+    whys: tuple[str, ...]
     files: int
     bytes: int
 
@@ -156,14 +158,11 @@ class _Renderer:
         self.root = root
 
     def render(self, iris: list[str]) -> _Batch:
-        """The pages of ``iris``, with the links they hold. A person's "Why?" pages are rendered
-        right after the person's page, here (they need the person's profile, which the views
-        keep a while): they are only linked from it, and come back as ``taken``, not as links."""
+        """The pages of ``iris``, with the links they hold (the "Why?" pages apart: they need
+        two people's profiles, rendered once everyone's is on the views' shelf)."""
         out = _Writer(self.root)
-        pages, missing, links, taken = 0, [], [], []
-        todo = deque(iris)
-        while todo:
-            iri = todo.popleft()
+        pages, missing, links, whys = 0, list[str](), list[str](), list[str]()
+        for iri in iris:
             path = ids().slug_of(iri) or ""
             kind, _, slug = path.partition("/")
             why = WHY.fullmatch(path)
@@ -183,19 +182,11 @@ class _Renderer:
                     continue
             out.write(f"id/{path}/index.html", html)
             pages += 1
-            found = {}
-            for linked in re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html):
+            for linked in dict.fromkeys(re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html)):
                 name, suffix = split_suffix(linked)
                 if suffix is None:
-                    found[ids().base + name] = WHY.fullmatch(name) is not None
-            if kind == "person" and why is None:
-                whys = [link for link, is_why in found.items() if is_why]
-                todo.extendleft(reversed(whys))
-                taken += whys
-                links += [link for link, is_why in found.items() if not is_why]
-            else:
-                links += found
-        return _Batch(pages, tuple(missing), tuple(links), tuple(taken), out.files, out.bytes)
+                    (whys if WHY.fullmatch(name) else links).append(ids().base + name)
+        return _Batch(pages, tuple(missing), tuple(links), tuple(whys), out.files, out.bytes)
 
     def download(self, name: str, fmt: str) -> _Batch:
         """The whole graph in ``fmt`` as ``downloads/NAME``."""
@@ -296,6 +287,15 @@ class _Builder:
         self.jobs = jobs if can_fork(store) else 1
 
     def build(self) -> tuple[int, tuple[str, ...]]:
+        with scratch_dir("site") as scratch:
+            self.views.shelf = ProfileShelf(Path(scratch) / "profiles.sqlite")
+            try:
+                return self._build()
+            finally:
+                self.views.shelf.close()
+                self.views.shelf = None
+
+    def _build(self) -> tuple[int, tuple[str, ...]]:
         self.progress.stage("search documents")
         docs = list(documents(self.store, self.settings.queries_dir))
         self.progress.stage("related index")
@@ -363,29 +363,34 @@ class _Builder:
         seeds: list[tuple[str, str]],
     ) -> tuple[int, tuple[str, ...]]:
         """The downloads, every seed's page and data, then every /id/ IRI a page links to, until
-        none is left; at most two batches a process in flight."""
+        none is left; the "Why?" pages once every other page is written (every person's, its
+        profile then on the shelf); at most two batches a process in flight."""
         running: set[Future[_Batch]] = {executor.submit(download, name, fmt) for name, (fmt, _) in offered.items()}
-        queue = deque(iri for _, iri in seeds)
+        rendering: set[Future[_Batch]] = set()  # batches of pages other than "Why?" pages
+        queue, whys = deque(iri for _, iri in seeds), deque[str]()
         seen = set(queue)
         pages, missing = 0, list[str]()
-        while queue or running:
-            while queue and len(running) < 2 * self.jobs:
-                batch = [queue.popleft() for _ in range(min(BATCH, len(queue)))]
-                running.add(executor.submit(render, batch))
+        while queue or whys or running:
+            while len(running) < 2 * self.jobs and (queue or (whys and not rendering)):
+                todo = queue or whys
+                future = executor.submit(render, [todo.popleft() for _ in range(min(BATCH, len(todo)))])
+                running.add(future)
+                if todo is queue:
+                    rendering.add(future)
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
+                rendering.discard(future)
                 result = future.result()
                 pages += result.pages
                 missing.extend(result.missing)
                 self.out.files += result.files
                 self.out.bytes += result.bytes
-                self.progress.grow(len(result.taken))
                 self.progress.advance(result.pages + len(result.missing))
-                seen.update(result.taken)
-                found = [iri for iri in dict.fromkeys(result.links) if iri not in seen]
-                seen.update(found)
-                queue.extend(found)
-                self.progress.grow(len(found))
+                for found, to in ((result.links, queue), (result.whys, whys)):
+                    new = [iri for iri in dict.fromkeys(found) if iri not in seen]
+                    seen.update(new)
+                    to.extend(new)
+                    self.progress.grow(len(new))
         return pages + 5, tuple(sorted(missing))
 
 
