@@ -117,6 +117,16 @@ def test_export_to_a_file(store: str, tmp_path: Path) -> None:
     assert code == 0 and "person:horace-he" in target.read_text()
 
 
+@pytest.mark.parametrize("fmt", ["nq", "nt", "ttl", "jsonld"])
+def test_the_whole_graph_to_stdout_is_the_file_export(store: str, tmp_path: Path, fmt: str) -> None:
+    """Streamed to standard output (never whole in memory where the format allows), the same bytes
+    as into a file."""
+    code, _ = kg(store, "export", "--format", fmt, "--output", str(tmp_path / "all"))
+    piped = runner.invoke(app, ["--project", str(ROOT), "export", "--format", fmt, "--store", store])
+    assert code == 0 and piped.exit_code == 0
+    assert piped.stdout_bytes == (tmp_path / "all").read_bytes() and len(piped.stdout_bytes) > 10_000
+
+
 def test_commands_without_a_store_say_how_to_make_one(tmp_path: Path) -> None:
     code, out = kg(str(tmp_path / "nothing"), "profile", "horace-he")
     assert code == 3 and "no store at" in out and "run `kgprofiles build` first" in out

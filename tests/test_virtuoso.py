@@ -104,7 +104,7 @@ def test_the_seed_person_is_the_same_on_all_three_backends(
 def test_an_export_to_a_file_is_sorted_on_disk_past_the_cap(
     virtuoso: VirtuosoServer, seed_store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Into a file, a server's export is read a batch of graphs (or a part of a large graph) at a
+    """Into a file or to standard output, a server's export is read a batch of graphs (or a part of a large graph) at a
     time and sorted on disk, never whole in memory (24 M quads once took 16 GB and the OOM
     killer): in runs of 500 quads (many files merged), the same bytes as read whole, and the
     embedded store's quads."""
@@ -123,6 +123,8 @@ def test_an_export_to_a_file_is_sorted_on_disk_past_the_cap(
         code, out = kg("export", "--format", "nq", *where, "-o", str(tmp_path / "cli.nq"))
         assert code == 0 and "wrote" in out
         assert (tmp_path / "cli.nq").read_bytes() == store.dump(ox.RdfFormat.N_QUADS)
+        piped = runner.invoke(app, ["--project", str(ROOT), "export", "--format", "nq", *where])  # to stdout
+        assert piped.exit_code == 0 and piped.stdout_bytes == store.dump(ox.RdfFormat.N_QUADS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.nq", "export"]  # no part file left
 
 

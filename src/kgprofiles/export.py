@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyoxigraph as ox
 
@@ -151,19 +151,21 @@ def export_store(store: Store, fmt: str) -> bytes:
     return store.dump(rdf_format)
 
 
-def export_store_to(store: Store, fmt: str, path: Path) -> None:
-    """``export_store`` into the file at ``path``: streamed by an embedded store, sorted on disk
-    from a server for N-Quads and N-Triples (the whole graph never in memory), the same bytes
-    either way."""
+def export_store_to(store: Store, fmt: str, output: Path | BinaryIO) -> None:
+    """``export_store`` into the file at ``output`` (a path, or a binary file such as standard
+    output): streamed by an embedded store, sorted on disk from a server for N-Quads and
+    N-Triples (the whole graph never in memory), the same bytes either way."""
     from kgprofiles.store.oxigraph import OxigraphStore
     from kgprofiles.store.remote import RemoteStore
 
     check_format(fmt)
     rdf_format = FORMATS[fmt]
     if isinstance(store, OxigraphStore | RemoteStore) and rdf_format is not None:
-        store.dump_to(path, rdf_format)
+        store.dump_to(output, rdf_format)
+    elif isinstance(output, Path):
+        output.write_bytes(export_store(store, fmt))
     else:
-        path.write_bytes(export_store(store, fmt))
+        output.write(export_store(store, fmt))
 
 
 def export_profile(store: Store, query: NamedQuery, person: ox.NamedNode, fmt: str) -> bytes:

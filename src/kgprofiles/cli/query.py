@@ -200,7 +200,7 @@ def export(
     their claims and everything those cite. The same store always gives byte-identical output."""
     import pyoxigraph as ox
 
-    from kgprofiles.export import check_format, export_profile, export_store, export_store_to
+    from kgprofiles.export import check_format, export_profile, export_store_to
     from kgprofiles.queries import get_query, resolve_iri
     from kgprofiles.vocab import ids
 
@@ -217,11 +217,12 @@ def export(
                 written.unlink(missing_ok=True)
             typer.echo(f"wrote {out.stat().st_size} bytes to {out}", err=True)
             return
-        if person is None:
-            data = export_store(target, output)
-        else:
-            iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))
-            data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
+        if person is None:  # streamed to standard output
+            export_store_to(target, output, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+            return
+        iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))
+        data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()
     if out is None:

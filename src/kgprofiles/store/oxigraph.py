@@ -43,6 +43,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import pyoxigraph as ox
 
@@ -306,14 +307,16 @@ class OxigraphStore:
         assert isinstance(triples, ox.QueryTriples)
         return as_bytes(triples.serialize(format=fmt))
 
-    def dump_to(self, path: str | os.PathLike[str], fmt: ox.RdfFormat) -> None:
-        """``dump`` written straight into the file at ``path`` (the same bytes, never all in memory)."""
+    def dump_to(self, output: str | os.PathLike[str] | BinaryIO, fmt: ox.RdfFormat) -> None:
+        """``dump`` written straight into the file at ``output`` (a path, or a binary file such as
+        standard output): the same bytes, never all in memory."""
+        target = str(output) if isinstance(output, str | os.PathLike) else output
         if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.TRIG):
-            self.store.dump(output=str(path), format=fmt)
+            self.store.dump(output=target, format=fmt)
             return
         triples = self.store.query(_UNION_TRIPLES, use_default_graph_as_union=True)
         assert isinstance(triples, ox.QueryTriples)
-        triples.serialize(output=str(path), format=fmt)
+        triples.serialize(output=target, format=fmt)
 
     # -- writing ----------------------------------------------------------------------------
 

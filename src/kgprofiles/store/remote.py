@@ -102,8 +102,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, BinaryIO, Literal, TypeVar
 
 import pyoxigraph as ox
 from SPARQLWrapper import JSON, POST, TURTLE, URLENCODED, SPARQLWrapper
@@ -822,16 +821,20 @@ class RemoteStore:
         come back with their labels."""
         return serialize_dataset(self.quads(), fmt)
 
-    def dump_to(self, path: str | os.PathLike[str], fmt: ox.RdfFormat) -> None:
-        """``dump`` written into the file at ``path``, the same bytes. N-Quads and N-Triples are
-        read a batch of graphs (or a part of a large graph) at a time and sorted on disk
-        (``sorted_dump``): a server's graph need not fit in memory (24 M quads took 16 GB
-        and the kernel's OOM killer, read whole). The other formats are made in memory."""
-        if fmt not in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
-            Path(path).write_bytes(self.dump(fmt))
-            return
-        with open(path, "wb") as out:
-            write_sorted(self._quad_batches(self.graphs()), fmt, out)
+    def dump_to(self, output: str | os.PathLike[str] | BinaryIO, fmt: ox.RdfFormat) -> None:
+        """``dump`` written into the file at ``output`` (a path, or a binary file such as standard
+        output), the same bytes. N-Quads and N-Triples are read a batch of graphs (or a part of
+        a large graph) at a time and sorted on disk (``sorted_dump``): a server's graph need not
+        fit in memory (24 M quads took 16 GB and the kernel's OOM killer, read whole). The other
+        formats are made in memory."""
+        with contextlib.ExitStack() as stack:
+            out: BinaryIO = (
+                output if not isinstance(output, str | os.PathLike) else stack.enter_context(open(output, "wb"))
+            )
+            if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+                write_sorted(self._quad_batches(self.graphs()), fmt, out)
+            else:
+                out.write(self.dump(fmt))
 
     # -- writing ----------------------------------------------------------------------------
 
