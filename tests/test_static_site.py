@@ -122,8 +122,12 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
     assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
     assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
     assert two.files == len(files_of(tmp_path / "two")) > 300
-    # the bar's total grows as pages are found ("Why?" pages, sources), and ends full
-    assert progress.stages["pages"] == [two.pages + len(two.missing)] * 2
+    # each bar's total grows as pages are found (sources, claims), and ends full; the "Why?" pages last
+    assert list(progress.stages)[-2:] == ["pages", '"Why?" pages']
+    assert all(progress.stages[name][0] == progress.stages[name][1] for name in ("pages", '"Why?" pages'))
+    whys = len(list((tmp_path / "two").glob("id/person/*/related/*/index.html")))
+    assert whys > 50 and progress.stages['"Why?" pages'] == [whys, whys]
+    assert progress.stages["pages"][0] + whys == two.pages + len(two.missing)
 
 
 class _Counted:

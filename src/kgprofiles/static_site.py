@@ -372,8 +372,12 @@ class _Builder:
         queue, whys = deque(iri for _, iri in seeds), deque[str]()
         seen = set(queue)
         pages, missing = 0, list[str]()
+        stage = "pages"
         while queue or whys or running:
             while len(running) < 2 * self.jobs and (queue or (whys and not rendering)):
+                if not queue and stage == "pages":  # every other page written: the "Why?" pages' own bar
+                    stage = "why"
+                    self.progress.stage('"Why?" pages', len(whys))
                 todo = queue or whys
                 future = executor.submit(render, [todo.popleft() for _ in range(min(BATCH, len(todo)))])
                 running.add(future)
@@ -392,7 +396,8 @@ class _Builder:
                     new = [iri for iri in dict.fromkeys(found) if iri not in seen]
                     seen.update(new)
                     to.extend(new)
-                    self.progress.grow(len(new))
+                    if to is queue or stage == "why":  # (before, the "Why?" pages found are their stage's total)
+                        self.progress.grow(len(new))
         return pages + 5, tuple(sorted(missing))
 
 
