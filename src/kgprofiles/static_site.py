@@ -110,26 +110,34 @@ class SiteReport:
 
 
 class _Writer:
-    """Files under one directory, counted."""
+    """Files under one directory, counted; ``made`` holds the directories known to exist (a
+    process's own, for one build: a page's data files go beside pages already written, and a
+    directory costs a system call as dear as a file's)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, made: set[Path] | None = None) -> None:
         self.root = root
+        self.made = set[Path]() if made is None else made
         self.files = 0
         self.bytes = 0
 
+    def _directory_of(self, relative: str) -> Path:
+        path = self.root / relative
+        if path.parent not in self.made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.made.add(path.parent)
+        return path
+
     def file(self, relative: str, make: Callable[[Path], None]) -> None:
         """A file ``make`` writes itself (a large export, streamed)."""
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path = self._directory_of(relative)
         make(path)
         self.files += 1
         self.bytes += path.stat().st_size
 
     def write(self, relative: str, content: bytes | str) -> None:
         data = content.encode("utf-8") if isinstance(content, str) else content
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        with open(self._directory_of(relative), "wb") as file:
+            file.write(data)
         self.files += 1
         self.bytes += len(data)
 
@@ -156,11 +164,12 @@ class _Renderer:
         self.store = store
         self.views = views  # what the web app's page functions need of a site (web/pages.py HasViews)
         self.root = root
+        self.made = set[Path]()  # the directories this process has made or seen (``_Writer``)
 
     def render(self, iris: list[str]) -> _Batch:
         """The pages of ``iris``, with the links they hold (the "Why?" pages apart: they need
         two people's profiles, rendered once everyone's is on the views' shelf)."""
-        out = _Writer(self.root)
+        out = _Writer(self.root, self.made)
         pages, missing, links, whys = 0, list[str](), list[str](), list[str]()
         for iri in iris:
             path = ids().slug_of(iri) or ""
@@ -190,7 +199,7 @@ class _Renderer:
 
     def download(self, name: str, fmt: str) -> _Batch:
         """The whole graph in ``fmt`` as ``downloads/NAME``."""
-        out = _Writer(self.root)
+        out = _Writer(self.root, self.made)
         out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
         return _Batch(0, (), (), (), out.files, out.bytes)
 
