@@ -23,7 +23,7 @@ from kgprofiles.cli import app
 from kgprofiles.config import Settings
 from kgprofiles.pipeline import DataRejected, build, load
 from kgprofiles.render.html import page
-from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, match_expression
+from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, documents, indexed_documents, match_expression
 from kgprofiles.store import generations
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.web import create_app
@@ -286,6 +286,8 @@ def test_a_load_updates_the_index_as_a_full_build_would(built: Settings) -> None
         assert [h.name for h in found.hits] == ["Meta", "Horace He"]
         for words in ("quokka", "pytorch", "horace", "and", "flex", "meta"):
             assert updated.search(words) == full.search(words), words
+        # what a static site reads instead of asking the store: the documents a full build indexes
+        assert indexed_documents(published_index(built)) == list(documents(reader, built.queries_dir))
         with sqlite3.connect(published_index(built)) as raw:  # updated in place: new rows after the old
             (count, last) = raw.execute("SELECT count(*), max(id) FROM docs").fetchone()
         assert last > count

@@ -220,6 +220,19 @@ def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path
     assert files_of(tmp_path / "1") == files_of(tmp_path / "2")
 
 
+def test_a_store_with_its_search_index_gives_the_same_site(seed_store_dir: Path, tmp_path: Path) -> None:
+    """A built store's search index holds the site's search documents (read from it, not asked of
+    the store again: a minute at 100,000 people); the same site as from a store without one."""
+    runner = CliRunner()
+    store = tmp_path / "store"
+    assert runner.invoke(cli, ["--project", str(ROOT), "build", "--store", str(store), "--quiet"]).exit_code == 0
+    assert (store / "search.sqlite").is_file() and not (seed_store_dir / "search.sqlite").exists()
+    for source, output in ((store, "indexed"), (seed_store_dir, "queried")):
+        command = ["--project", str(ROOT), "site", "build", "--store", str(source), "--output", str(tmp_path / output)]
+        assert runner.invoke(cli, [*command, "--quiet"]).exit_code == 0
+    assert files_of(tmp_path / "indexed") == files_of(tmp_path / "queried")
+
+
 def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) -> None:
     mine = tmp_path / "notes"
     mine.mkdir()

@@ -193,6 +193,25 @@ def _grouped(rows: Iterable[dict[str, Term]]) -> Iterator[Document]:
         yield Document(iri, kinds[iri], name, tuple(_SEPARATOR.join(sorted(values[c])) for c in COLUMNS))
 
 
+def indexed_documents(path: Path) -> list[Document] | None:
+    """The documents of the index file at ``path``, in IRI order: what ``documents`` gives for
+    the store the index was written (or updated) for, read in a second instead of a minute at
+    100,000 people. None when there is no index of this format there."""
+    index = SearchIndex.open(path)
+    if index is None:
+        return None
+    columns = ", ".join(f"f.{c}" for c in COLUMNS)
+    try:
+        rows = index._connection.execute(
+            f"SELECT d.iri, d.kind, d.name, {columns} FROM docs d JOIN fts f ON f.rowid = d.id ORDER BY d.iri"
+        ).fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        index.close()
+    return [Document(iri, kind, name, tuple(texts)) for iri, kind, name, *texts in rows]
+
+
 def _create(connection: sqlite3.Connection, docs: Iterable[Document]) -> int:
     columns = ", ".join(COLUMNS)
     connection.executescript(

@@ -62,7 +62,7 @@ from kgprofiles.progress import Progress, Silent
 from kgprofiles.queries import get_query
 from kgprofiles.render.html import page
 from kgprofiles.scratch import scratch_dir
-from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents
+from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents, index_path, indexed_documents
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import ids
@@ -308,7 +308,9 @@ class _Builder:
 
     def _build(self) -> tuple[int, tuple[str, ...]]:
         self.progress.stage("search documents")
-        docs = list(documents(self.store, self.settings.queries_dir))
+        where = index_path(self.settings, self.store)  # the store's search index has them, if it has one
+        found = indexed_documents(where) if where is not None else None
+        docs = found if found is not None else list(documents(self.store, self.settings.queries_dir))
         self.progress.stage("related index")
         self.views.read_once()  # here, before any worker starts: the workers share what it reads
         self.progress.stage("pages", len(docs) + 5)
