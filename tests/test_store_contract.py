@@ -5,6 +5,7 @@ only one backend has: persistence on disk, skolemization and HTTP failures for t
 from __future__ import annotations
 
 import http.server
+import io
 import re
 import socket
 import threading
@@ -314,6 +315,14 @@ def test_dump_nquads_round_trips_isomorphically(store: Store) -> None:
     original = [ox.Quad(x.subject, x.predicate, x.object, ox.NamedNode(g)) for g, xs in graphs.items() for x in xs]
     assert canonical(parsed) == canonical(original)
     assert canonical(store.quads()) == canonical(original)
+
+
+@pytest.mark.parametrize("fmt", [ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES, ox.RdfFormat.TURTLE])
+def test_dump_to_a_file_or_a_stream_is_the_dump(loaded: Store, fmt: ox.RdfFormat, tmp_path: Path) -> None:
+    loaded.dump_to(tmp_path / "dump", fmt)
+    stream = io.BytesIO()
+    loaded.dump_to(stream, fmt)
+    assert (tmp_path / "dump").read_bytes() == stream.getvalue() == loaded.dump(fmt) != b""
 
 
 def test_dump_turtle_is_the_union_of_the_graphs(loaded: Store) -> None:

@@ -155,12 +155,9 @@ def export_store_to(store: Store, fmt: str, output: Path | BinaryIO) -> None:
     """``export_store`` into the file at ``output`` (a path, or a binary file such as standard
     output): streamed by an embedded store, sorted on disk from a server for N-Quads and
     N-Triples (the whole graph never in memory), the same bytes either way."""
-    from kgprofiles.store.oxigraph import OxigraphStore
-    from kgprofiles.store.remote import RemoteStore
-
     check_format(fmt)
     rdf_format = FORMATS[fmt]
-    if isinstance(store, OxigraphStore | RemoteStore) and rdf_format is not None:
+    if rdf_format is not None:
         store.dump_to(output, rdf_format)
     elif isinstance(output, Path):
         output.write_bytes(export_store(store, fmt))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union, runtime_checkable
+from typing import BinaryIO, Protocol, Union, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -143,6 +144,11 @@ class Store(Protocol):
     def dump(self, fmt: ox.RdfFormat) -> bytes:
         """The whole dataset (N-Quads, TriG) or the union of graphs (Turtle, N-Triples), as the
         backend serialises it."""
+        ...
+
+    def dump_to(self, output: str | os.PathLike[str] | BinaryIO, fmt: ox.RdfFormat) -> None:
+        """``dump`` into the file at ``output`` (a path, or a binary file such as standard
+        output): the same bytes, without holding them all in memory where the backend can."""
         ...
 
     def close(self) -> None:
