@@ -840,8 +840,9 @@ class Views:
         if not rows:
             raise NotFound(f"no source {iri}")
         r = rows[0]
+        claims = {r["person"].value: int(r["claims"].value) for r in self.select("source-claims", source=node)}
         citations = tuple(
-            Link(c["person"].value, c["name"].value, int(c["claims"].value), note=c["number"].value)
+            Link(c["person"].value, c["name"].value, claims.get(c["person"].value, 0), note=c["number"].value)
             for c in self.select("source-citations", source=node)
         )
         urls = _urls(r)
