@@ -215,16 +215,16 @@ class _Renderer:
             triples = self.views.description(iri)
             if not triples:
                 raise NotFound(f"nothing is said about {iri}")
-        written, made = [], dict[str, bytes]()
+        written, bodies = [], dict[str, bytes]()
         for suffix, fmt in DATA_FORMS.items():
             if fmt == "rdf":
                 if rdfxml_problem(triples) is not None:
                     continue
                 body = to_rdfxml(triples)
-            elif fmt == "nq" and "nt" in made:  # one graph's N-Quads are its N-Triples
-                body = made["nt"]
+            elif fmt == "nq" and "nt" in bodies:  # one graph's N-Quads are its N-Triples
+                body = bodies["nt"]
             else:
-                body = made[fmt] = serialize_triples(triples, fmt)
+                body = bodies[fmt] = serialize_triples(triples, fmt)
             out.write(f"id/{path}{suffix}", body)
             written.append(MEDIA[suffix])
         return written
