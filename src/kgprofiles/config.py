@@ -75,13 +75,15 @@ class Limits:
     produced more than ``inferred_triples_factor`` times the asserted triples (data and ontology);
     the engines that run in a child process (sh:sparql constraints, pyshacl, owlrl) get
     ``engine_memory_mb`` of address space. A literal in a data file may hold ``max_literal_bytes``
-    (UTF-8); an answer from a remote SPARQL server ``max_answer_bytes``."""
+    (UTF-8); an answer from a remote SPARQL server ``max_answer_bytes``. A JSON-LD export of the
+    whole graph is compacted in memory: it is made for graphs of up to ``jsonld_max_quads`` quads."""
 
     engine_timeout_s: float = 600.0
     inferred_triples_factor: float = 10.0
     engine_memory_mb: int = 8192
     max_literal_bytes: int = 1_000_000
     max_answer_bytes: int = 200_000_000
+    jsonld_max_quads: int = 500_000
 
     @classmethod
     def from_table(cls, table: object, where: str) -> Limits:

@@ -65,9 +65,10 @@ class LimitHit(KgError):
 
     kind = "limit"
 
-    def __init__(self, which: str, message: str, hint: str | None = None) -> None:
+    def __init__(self, which: str, message: str, hint: str | None = None, *, retry_after_s: int | None = None) -> None:
         super().__init__(message, hint)
         self.which = which
+        self.retry_after_s = retry_after_s  # when to ask again, if not the query workers' default
 
 
 class ShapesError(InputError):

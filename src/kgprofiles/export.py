@@ -12,11 +12,13 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import pyoxigraph as ox
 
+from kgprofiles.config import Limits
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
 from kgprofiles.store import rdf_syntax
@@ -139,11 +141,28 @@ def to_rdfxml(triples: list[ox.Triple]) -> bytes:
     return body
 
 
-def export_store(store: Store, fmt: str) -> bytes:
+def jsonld_fits(store: Store, max_quads: int) -> bool:
+    """Whether the whole store may be exported as JSON-LD: it is compacted in memory (rdflib,
+    some kilobytes a triple), so only a store of at most ``max_quads`` quads is."""
+    return sum(1 for _ in islice(store.quads(), max_quads + 1)) <= max_quads
+
+
+class TooLargeForJsonld(InputError):
+    """The store has more quads than a JSON-LD export is made for (``jsonld_max_quads``)."""
+
+
+def export_store(store: Store, fmt: str, *, jsonld_max_quads: int = Limits.jsonld_max_quads) -> bytes:
     """The whole store: N-Quads keep every named graph (data files, ontology, inferred); the other
-    formats give the union of the graphs as triples."""
+    formats give the union of the graphs as triples. JSON-LD only up to ``jsonld_max_quads``
+    quads (TooLargeForJsonld past that)."""
     check_format(fmt)
     if fmt == "jsonld":
+        if not jsonld_fits(store, jsonld_max_quads):
+            raise TooLargeForJsonld(
+                f"the graph has more than {jsonld_max_quads:,} quads, too many to compact as JSON-LD in memory",
+                "export --format nq (every named graph) or nt instead, or raise jsonld_max_quads in "
+                "[kgprofiles.limits] of kgprofiles.toml if this machine has the memory (some kilobytes a quad)",
+            )
         union = {ox.Triple(q.subject, q.predicate, q.object) for q in store.quads()}
         return to_jsonld(sorted(union, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
     rdf_format = FORMATS[fmt]
@@ -151,7 +170,9 @@ def export_store(store: Store, fmt: str) -> bytes:
     return store.dump(rdf_format)
 
 
-def export_store_to(store: Store, fmt: str, output: Path | BinaryIO) -> None:
+def export_store_to(
+    store: Store, fmt: str, output: Path | BinaryIO, *, jsonld_max_quads: int = Limits.jsonld_max_quads
+) -> None:
     """``export_store`` into the file at ``output`` (a path, or a binary file such as standard
     output): streamed by an embedded store, sorted on disk from a server for N-Quads and
     N-Triples (the whole graph never in memory), the same bytes either way."""
@@ -159,10 +180,12 @@ def export_store_to(store: Store, fmt: str, output: Path | BinaryIO) -> None:
     rdf_format = FORMATS[fmt]
     if rdf_format is not None:
         store.dump_to(output, rdf_format)
-    elif isinstance(output, Path):
-        output.write_bytes(export_store(store, fmt))
+        return
+    body = export_store(store, fmt, jsonld_max_quads=jsonld_max_quads)
+    if isinstance(output, Path):
+        output.write_bytes(body)
     else:
-        output.write(export_store(store, fmt))
+        output.write(body)
 
 
 def export_profile(store: Store, query: NamedQuery, person: ox.NamedNode, fmt: str) -> bytes:

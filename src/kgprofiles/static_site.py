@@ -47,7 +47,6 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
-from itertools import islice
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -66,8 +65,9 @@ from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents, index_pa
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import ids
+from kgprofiles.web import downloads
 from kgprofiles.web.negotiation import split_suffix
-from kgprofiles.web.pages import DOWNLOADS, resource_page, why_page
+from kgprofiles.web.pages import resource_page, why_page
 from kgprofiles.web.resources import KINDS, SLUG
 
 #: The path of a "Why?" page under the base IRI (the server's /id/person/A/related/B).
@@ -85,8 +85,6 @@ MEDIA = {
     ".rdf": "application/rdf+xml",
 }
 STATIC_FILES = ("style.css", "search.js")
-#: The JSON-LD download is made in memory (rdflib compacts it): only for graphs up to this size.
-JSONLD_MAX_QUADS = 500_000
 _TOKENS = re.compile(r"[^\W_]+")
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -200,7 +198,8 @@ class _Renderer:
     def download(self, name: str, fmt: str) -> _Batch:
         """The whole graph in ``fmt`` as ``downloads/NAME``."""
         out = _Writer(self.root, self.made)
-        out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt))
+        limit = self.settings.limits.jsonld_max_quads
+        out.file(f"downloads/{name}", partial(export_store_to, self.store, fmt, jsonld_max_quads=limit))
         return _Batch(0, (), (), (), out.files, out.bytes)
 
     def _data(self, out: _Writer, kind: str, iri: str, path: str) -> list[str]:
@@ -325,8 +324,7 @@ class _Builder:
         )
         self._page("search", page("search.html", "..", q="", results=None, static_search=True))
         self.out.write("search/index.json", search_index(docs))
-        quads = sum(1 for _ in islice(self.store.quads(), JSONLD_MAX_QUADS + 1))
-        offered = {name: d for name, d in DOWNLOADS.items() if d[0] != "jsonld" or quads <= JSONLD_MAX_QUADS}
+        offered = downloads.offered(self.store, self.settings.limits.jsonld_max_quads)
         self._page("downloads", page("downloads.html", "..", downloads=offered, media_types=MEDIA_TYPES))
         self._page(
             "sparql",

@@ -211,14 +211,14 @@ def export(
         if person is None and out is not None:  # streamed into a file beside it, then renamed
             written = out.with_name(f".{out.name}.part-{os.getpid()}")
             try:
-                export_store_to(target, output, written)
+                export_store_to(target, output, written, jsonld_max_quads=settings.limits.jsonld_max_quads)
                 written.replace(out)
             finally:
                 written.unlink(missing_ok=True)
             typer.echo(f"wrote {out.stat().st_size} bytes to {out}", err=True)
             return
         if person is None:  # streamed to standard output
-            export_store_to(target, output, sys.stdout.buffer)
+            export_store_to(target, output, sys.stdout.buffer, jsonld_max_quads=settings.limits.jsonld_max_quads)
             sys.stdout.buffer.flush()
             return
         iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))

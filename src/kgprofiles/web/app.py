@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from kgprofiles.config import Settings
 from kgprofiles.errors import KgError
 from kgprofiles.store.base import Store
-from kgprofiles.web import api, errors, pages, resources, sparql
+from kgprofiles.web import api, downloads, errors, pages, resources, sparql
 from kgprofiles.web.cache import CachePages
 from kgprofiles.web.cors import Cors, check_origins
 from kgprofiles.web.editor import find_editor, usable_editor
@@ -110,8 +110,8 @@ def routes(site: Site) -> list[BaseRoute]:
         Route("/favicon.ico", pages.no_icon),
         Route("/people", pages.people),
         Route("/search", pages.search),
-        Route("/downloads", pages.downloads),
-        Route("/downloads/{name}", pages.download),
+        Route("/downloads", downloads.downloads),
+        Route("/downloads/{name}", downloads.download),
         Route("/id/person/{slug}/related/{other}", pages.why),
         Route("/id/{kind}/{name}", resources.resource),
         Route("/api/prefixes", api.prefixes),

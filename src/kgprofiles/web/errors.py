@@ -41,7 +41,7 @@ def headers_of(error: KgError) -> dict[str, str]:
         return {}
     if error.which == "rows":
         return {"X-Kgprofiles-Limit": error.which}
-    return {"X-Kgprofiles-Limit": error.which, "Retry-After": str(RETRY_AFTER_S)}
+    return {"X-Kgprofiles-Limit": error.which, "Retry-After": str(error.retry_after_s or RETRY_AFTER_S)}
 
 
 def error_response(request: Request, error: KgError) -> Response:

@@ -9,13 +9,11 @@ from collections.abc import Collection, Sequence
 from typing import Protocol
 
 import pyoxigraph as ox
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
 from kgprofiles import evidence, vocab
 from kgprofiles.errors import KgError
-from kgprofiles.export import MEDIA_TYPES, export_store
 from kgprofiles.infobox import person_facts
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.render.html import page, person_jsonld
@@ -24,13 +22,6 @@ from kgprofiles.vocab import ids
 from kgprofiles.web.negotiation import SUFFIXES, choose
 from kgprofiles.web.site import Site, site_of
 
-#: Whole-graph downloads: file name → (export format, what it is).
-DOWNLOADS = {
-    "kgprofiles.nq": ("nq", "N-Quads: every named graph kept (one per data file, the ontology, the inferred triples)"),
-    "kgprofiles.ttl": ("ttl", "Turtle: the union of the graphs, with the project's prefixes"),
-    "kgprofiles.nt": ("nt", "N-Triples: the union of the graphs, one triple a line"),
-    "kgprofiles.jsonld": ("jsonld", "JSON-LD: the union of the graphs, compacted with the project's @context"),
-}
 PAGE_SIZE = 100
 SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -93,23 +84,6 @@ def search(request: Request) -> Response:
     text = (request.query_params.get("q") or "").strip()
     results = site_of(request).search(text) if text else None
     return html(page("search.html", q=text, results=results))
-
-
-def downloads(request: Request) -> Response:
-    return html(page("downloads.html", downloads=DOWNLOADS, media_types=MEDIA_TYPES))
-
-
-def download(request: Request) -> Response:
-    name = request.path_params["name"]
-    if name not in DOWNLOADS:
-        raise HTTPException(404)
-    fmt = DOWNLOADS[name][0]
-    body = export_store(site_of(request).store, fmt)
-    return Response(
-        body,
-        media_type=MEDIA_TYPES[fmt],
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
 
 
 # ------------------------------------------------------------------------------ resource pages

@@ -37,6 +37,8 @@ T = TypeVar("T")
 #: Queries over a remote or in-memory store running at once in threads; more wait for a turn
 #: (inside their time limit). Over an on-disk store, the query workers' number and queue decide.
 QUERY_THREADS = 4
+#: Whole-graph downloads made at once (each reads the whole store).
+DOWNLOADS_AT_ONCE = 2
 #: How often (seconds) requests look whether a newer generation was published.
 FOLLOW_EVERY_S = 0.2
 #: The snapshot's cache key of its search index.
@@ -86,6 +88,10 @@ class Site:
     _looked_at: float = field(default=0.0, init=False)
     pool: QueryPool | None = field(default=None, init=False)
     _limiter: anyio.CapacityLimiter | None = field(default=None, init=False)
+    #: Whole-graph exports being streamed (``web/downloads.py``).
+    download_slots: threading.BoundedSemaphore = field(
+        default_factory=lambda: threading.BoundedSemaphore(DOWNLOADS_AT_ONCE), init=False
+    )
 
     def __post_init__(self) -> None:
         store = self.store_at_start
