@@ -334,6 +334,67 @@ def test_a_person_loaded_alone_reindexes_that_person_not_everyone_at_their_organ
             updated.close()
 
 
+def _stray_copies(project: Settings) -> list[Path]:
+    return sorted(Path(project.store).parent.rglob(f".{INDEX_FILE}.*"))
+
+
+def test_a_load_copies_the_index_beside_the_new_one_and_leaves_no_copy_behind(built: Settings) -> None:
+    """The index before a load is copied while the load validates; a load that is refused
+    leaves no copy (and the published index as it was), one that goes through renames it."""
+    before = published_index(built)
+    content = before.read_bytes()
+    bad = built.data_dir / "people" / "role-ends-before-start.ttl"
+    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", bad)
+    try:
+        with pytest.raises(DataRejected):
+            load(built, [bad])
+    finally:
+        bad.unlink()
+    assert published_index(built) == before and before.read_bytes() == content
+    assert _stray_copies(built) == []
+    person = built.data_dir / "people" / "jane-xu.ttl"
+    load(built, [person])
+    assert published_index(built) != before and _stray_copies(built) == []
+    with sqlite3.connect(published_index(built)) as raw:  # a load finds the documents it replaces by IRI
+        assert raw.execute("SELECT name FROM sqlite_master WHERE name = 'docs_iri'").fetchone() == ("docs_iri",)
+
+
+def test_an_index_is_updated_the_same_with_its_copy_made_early_late_or_not_at_all(
+    built: Settings, tmp_path: Path
+) -> None:
+    """``update_index`` given the copy an IndexCopy made, or one whose copy failed (a directory
+    squats its name), or none, writes the same index; an index written before it had its IRI
+    index gets one."""
+    reader = OxigraphStore(built.store, read_only=True)
+    try:
+        previous = tmp_path / "previous.sqlite"
+        shutil.copy(published_index(built), previous)
+        with sqlite3.connect(previous) as raw:
+            raw.execute("DROP INDEX docs_iri")
+        changed = {HORACE, "https://w3id.org/kgprofiles/id/organization/meta"}
+        written = []
+        for case in ("early", "failed", "none"):
+            out = tmp_path / case / INDEX_FILE
+            out.parent.mkdir()
+            copy = search.IndexCopy(previous, out)
+            if case == "failed":
+                copy.path.mkdir()  # before the copy starts
+            with copy:
+                assert (copy.take() is None) == (case == "failed")
+                search.update_index(
+                    reader, built.queries_dir, previous, out, changed, set(), copy if case != "none" else None
+                )
+            if case == "failed":
+                copy.path.rmdir()  # (the squatter, still empty)
+            assert sorted(p.name for p in out.parent.iterdir()) == [INDEX_FILE]
+            written.append(indexed_documents(out))
+            with sqlite3.connect(out) as raw:
+                assert raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'docs_iri'").fetchone() == (1,)
+        assert written[0] == written[1] == written[2] == list(documents(reader, built.queries_dir))
+    finally:
+        reader.close()
+
+
 def test_load_publishes_a_new_index_and_a_reader_keeps_its_own(built: Settings) -> None:
     reader = OxigraphStore(built.store, read_only=True)  # holds the generation published before the load
     old = SearchIndex.over(built, reader)

@@ -22,7 +22,7 @@ from kgprofiles.fast.validation import RawTriples
 from kgprofiles.infer import infer
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
-from kgprofiles.search import INDEX_FILE, index_path, remote_index_path, update_index, write_index
+from kgprofiles.search import INDEX_FILE, IndexCopy, index_path, remote_index_path, update_index, write_index
 from kgprofiles.store import engine, generations
 from kgprofiles.store.base import Store
 from kgprofiles.store.generations import fsync_dir
@@ -466,19 +466,15 @@ def load(
     if store is None and not settings.endpoint and settings.store != MEMORY:
         with (writing or WriteOptions()).writer(settings.store) as writer:
             target = writer.copy_of_current()
-            changed, rewritten = _things_in(target, files)  # what the files said before the load, and say now
-            loader = _load_reference if reference else _load_fast
-            report, inferred_count, notes = loader(target, files, settings, timer)
-            with timer.stage("index"):
-                previous = generations.current(Path(settings.store))  # the writer lock holds it still
-                update_index(
-                    target,
-                    settings.queries_dir,
-                    previous / INDEX_FILE if previous is not None else None,
-                    Path(target.location) / INDEX_FILE,
-                    changed,
-                    rewritten,
-                )
+            previous = generations.current(Path(settings.store))  # the writer lock holds it still
+            previous_index = previous / INDEX_FILE if previous is not None else None
+            index = Path(target.location) / INDEX_FILE
+            with IndexCopy(previous_index, index) as copy:  # copied while the load validates
+                changed, rewritten = _things_in(target, files)  # what the files said before the load, and say now
+                loader = _load_reference if reference else _load_fast
+                report, inferred_count, notes = loader(target, files, settings, timer)
+                with timer.stage("index"):
+                    update_index(target, settings.queries_dir, previous_index, index, changed, rewritten, copy)
             writer.publish(target)
     else:
         own = store is None
