@@ -69,20 +69,39 @@ def _context_for(base: str) -> dict[str, Any]:
 
 
 def to_jsonld(triples: list[ox.Triple]) -> bytes:
-    """Compacted JSON-LD with the project's @context; nodes sorted by @id, keys sorted."""
-    from rdflib import Graph  # (rdflib writes JSON-LD: imported for this format only)
+    """Compacted JSON-LD with the project's @context; nodes sorted by @id, keys sorted: what
+    rdflib writes (``jsonld_nodes`` makes the same nodes without rdflib's graph where it can)."""
+    from kgprofiles.jsonld_nodes import compact_nodes  # (rdflib's terms: imported for this format only)
+
+    context = _rdflib_context(ids().base)
+    nodes = compact_nodes(triples, context)
+    return jsonld_document(rdflib_nodes(triples, context) if nodes is None else nodes)
+
+
+def jsonld_document(nodes: list[dict[str, Any]]) -> bytes:
+    """The JSON-LD document of ``nodes``: ``{"@context": <the project's>, "@graph": nodes}``
+    indented, keys sorted, the nodes sorted by @id (the context's text is written once)."""
+    nodes.sort(key=lambda n: str(n.get("@id", "")))
+    graph = json.dumps({"@graph": nodes}, indent=2, sort_keys=True, ensure_ascii=False)
+    return (_context_text(ids().base) + ",\n" + graph[2:] + "\n").encode("utf-8")
+
+
+@lru_cache(maxsize=4)
+def _context_text(base: str) -> str:
+    """``{"@context": ...}`` as ``jsonld_document`` writes it, without its closing brace."""
+    return json.dumps({"@context": _context_for(base)}, indent=2, sort_keys=True, ensure_ascii=False)[:-2]
+
+
+def rdflib_nodes(triples: list[ox.Triple], context: Any) -> list[dict[str, Any]]:
+    """The node objects of ``graph.serialize(format="json-ld", context=..., auto_compact=True)``."""
+    from rdflib import Graph
     from rdflib.plugins.serializers.jsonld import from_rdf
 
     from kgprofiles.terms import graph_from_triples
 
-    graph = graph_from_triples(triples, Graph())
-    # what graph.serialize(format="json-ld", context=..., auto_compact=True) writes, as objects
-    doc = from_rdf(graph, context_data=_rdflib_context(ids().base), auto_compact=True)
+    doc = from_rdf(graph_from_triples(triples, Graph()), context_data=context, auto_compact=True)
     nodes = doc.get("@graph", [doc] if "@id" in doc else [])
-    nodes = [{k: v for k, v in n.items() if k != "@context"} for n in nodes]
-    nodes.sort(key=lambda n: str(n.get("@id", "")))
-    out = {"@context": jsonld_context(), "@graph": nodes}
-    return (json.dumps(out, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return [{k: v for k, v in n.items() if k != "@context"} for n in nodes]
 
 
 def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
