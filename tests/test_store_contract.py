@@ -123,6 +123,19 @@ def test_select_rows_in_projection_order_without_unbound_variables(loaded: Store
     ]
 
 
+def test_select_rows_one_at_a_time_are_the_querys_rows(loaded: Store) -> None:
+    text = f"SELECT ?who ?age WHERE {{ ?who schema:name ?n OPTIONAL {{ ?who <{AGE.value}> ?age }} }}"
+    rows = loaded.select_rows(text)
+    assert iter(rows) is rows  # given as they come, not a list
+    assert sorted(rows, key=lambda row: row["who"].value) == sorted(select(loaded, text), key=lambda r: r["who"].value)
+    bound = list(loaded.select_rows("SELECT ?n WHERE { ?who schema:name ?n }", {"who": GRACE}))
+    assert bound == [{"n": ox.Literal("Grace Hopper")}]
+    with pytest.raises(QueryError):
+        list(loaded.select_rows(f"ASK {{ <{ADA.value}> ?p ?o }}"))
+    with pytest.raises(QueryError):
+        list(loaded.select_rows("SELECT ?x WHERE { ?x"))
+
+
 def test_ask(loaded: Store) -> None:
     assert loaded.query(f"ASK {{ <{ADA.value}> <{KNOWS.value}> <{GRACE.value}> }}") is True
     assert loaded.query(f"ASK {{ <{ADA.value}> <{KNOWS.value}> <{ALAN.value}> }}") is False

@@ -14,7 +14,7 @@ A param line gives the variable name (without ``?``), its type and a description
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +68,10 @@ class NamedQuery:
 
     def run(self, store: Store, values: Mapping[str, str | Term] | None = None) -> QueryResult:
         return store.query(self.text, self.bind(values or {}))
+
+    def rows(self, store: Store, values: Mapping[str, str | Term] | None = None) -> Iterator[dict[str, Term]]:
+        """The rows of this SELECT, read as they come (``Store.select_rows``)."""
+        return store.select_rows(self.text, self.bind(values or {}))
 
 
 def to_term(kind: str, value: str | Term) -> Term:

@@ -42,7 +42,7 @@ from kgprofiles.related import (
     supervision_label,
     weights,
 )
-from kgprofiles.store.base import SelectResult, Store, Term
+from kgprofiles.store.base import Store
 from kgprofiles.vocab import KGP_NS
 
 KGP_CURRENT = KGP_NS + "Current"
@@ -81,12 +81,12 @@ class _Membership:
         return any(current for current, _ in self.roles)
 
 
-def linked_by_subject(rows: Iterator[dict[str, Term]], subject: str) -> dict[str, dict[str, list[str]]]:
+def linked_by_subject(rows: Iterator[dict[str, str]], subject: str) -> dict[str, dict[str, list[str]]]:
     """Rows of (?subject, ?link, ?value), as subject → link → values: the join the flat queries
     leave to us."""
     found: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        found[row[subject].value][row["link"].value].append(row["value"].value)
+        found[row[subject]][row["link"]].append(row["value"])
     return found
 
 
@@ -100,19 +100,21 @@ class RelatedIndex:
         started = time.perf_counter()
         self.weights = weights(weight_overrides)
 
-        def rows(name: str) -> Iterator[dict[str, Term]]:
-            result = queries[name].run(store)
-            assert isinstance(result, SelectResult)
-            return iter(result.rows)
+        kept: dict[str, str] = {}  # each IRI and name once in memory, however many rows name it
+        one = kept.setdefault
+
+        def rows(name: str) -> Iterator[dict[str, str]]:  # streamed: millions of rows at 100,000 people
+            for row in queries[name].rows(store):
+                yield {key: one(term.value, term.value) for key, term in row.items()}
 
         names: dict[str, list[str]] = defaultdict(list)  # kgp:name, every value
         for row in rows("related-index-names"):
-            names[row["thing"].value].append(row["name"].value)
+            names[row["thing"]].append(row["name"])
         self._names = {thing: sorted(values) for thing, values in names.items()}
         titled: dict[str, tuple[int, str]] = {}  # works and abouts: one name, a short name first
         titled.update((thing, (0, values[0])) for thing, values in self._names.items())
         for row in rows("related-index-titles"):
-            keep_name(titled, row["thing"].value, (1, row["title"].value))
+            keep_name(titled, row["thing"], (1, row["title"]))
 
         self._orgs: dict[str, dict[str, _Membership]] = defaultdict(dict)  # person → org → membership
         for links in linked_by_subject(rows("related-index-roles"), "role").values():
@@ -124,11 +126,11 @@ class RelatedIndex:
                     membership.roles.append((current, role_span(dates, current)))
         self._topics: dict[str, dict[str, set[str]]] = defaultdict(dict)  # person → topic → links
         for row in rows("related-index-topics"):
-            if row["topic"].value in self._names:
-                self._topics[row["person"].value].setdefault(row["topic"].value, set()).add(row["link"].value)
+            if row["topic"] in self._names:
+                self._topics[row["person"]].setdefault(row["topic"], set()).add(row["link"])
         kinds: dict[str, set[str]] = defaultdict(set)
         for row in rows("related-index-work-kinds"):
-            kinds[row["work"].value].add(row["type"].value)
+            kinds[row["work"]].add(row["type"])
         self._software = {work for work, types in kinds.items() if KGP_SOFTWARE in types}
         self._works: dict[str, set[str]] = defaultdict(set)  # person → works
         for links in linked_by_subject(rows("related-index-works"), "contribution").values():
@@ -239,11 +241,7 @@ class RelatedIndex:
                 if (
                     bound_at < last.score
                     or (bound_at == last.score and links_at < last.links)
-                    or (
-                        bound_at == last.score
-                        and links_at == last.links
-                        and int(order[at]) > self._number[last.iri]
-                    )
+                    or (bound_at == last.score and links_at == last.links and int(order[at]) > self._number[last.iri])
                 ):
                     break
         return kept

@@ -98,6 +98,11 @@ class Store(Protocol):
         prefixes are predeclared. A malformed query raises QueryError with line and column."""
         ...
 
+    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+        """The rows of a SELECT (as ``query`` gives them), read as they come where the backend
+        can: for reading a whole-graph answer without holding all of it at once."""
+        ...
+
     def update(self, sparql: str, base_iri: str | None = None) -> None:
         """Run a SPARQL 1.1 Update, as one transaction; relative IRIs resolve against ``base_iri``."""
         ...

@@ -50,7 +50,7 @@ import pyoxigraph as ox
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import QueryError, StoreError
 from kgprofiles.store import generations
-from kgprofiles.store.base import Patch, QueryResult, SelectResult, Term
+from kgprofiles.store.base import Patch, QueryResult, SelectResult, Term, solution_rows
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
 from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
 from kgprofiles.vocab import GRAPH, PREFIXES
@@ -257,16 +257,32 @@ class OxigraphStore:
         check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs, max_depth=max_depth)
         return inline_values(SparqlText.of(sparql), bound)
 
-    def _run(self, text: SparqlText) -> QueryResult:
+    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+        """``query``'s rows of a SELECT, read lazily from pyoxigraph's solutions (a whole-graph
+        answer is never all in memory)."""
+        text = self.prepared(sparql, bindings)
+        raw = self._raw(text)
+        if not isinstance(raw, ox.QuerySolutions):
+            raise QueryError("select_rows needs a SELECT query")
         try:
-            raw = self.store.query(
+            yield from solution_rows(raw, tuple(v.value for v in raw.variables))
+        except RuntimeError as exc:
+            raise QueryError(str(exc)) from exc
+        except OSError as exc:
+            raise StoreError(f"query failed on {self._name}: {exc}") from exc
+
+    def _run(self, text: SparqlText) -> QueryResult:
+        return _result(self._raw(text))
+
+    def _raw(self, text: SparqlText) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        try:
+            return self.store.query(
                 text.sent,
                 prefixes=PREFIXES,
                 # pyoxigraph's union default graph overrides the query's FROM: only without one
                 # (read from the caller's text: its analysis is cached, and bindings add no FROM)
                 use_default_graph_as_union=not names_dataset(text.original),
             )
-            return _result(raw)
         except SyntaxError as exc:
             raise QueryError(text.locate(str(exc))) from exc
         except RuntimeError as exc:

@@ -386,6 +386,14 @@ class RemoteStore:
         RemoteError."""
         return self._query(sparql, bindings, complete=True)
 
+    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+        """``query``'s rows of a SELECT: the answer is read whole (paged where the server cuts
+        it), then given a row at a time."""
+        result = self.query(sparql, bindings)
+        if not isinstance(result, SelectResult):
+            raise QueryError("select_rows needs a SELECT query")
+        yield from result.rows
+
     def query_as_answered(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
         """A user's query, as the server answers it: a SELECT cut at the server's cap comes back
         with ``capped_at`` set (the caller says so: a warning, a header), never paged."""
