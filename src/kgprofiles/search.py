@@ -200,16 +200,12 @@ def indexed_documents(path: Path) -> list[Document] | None:
     index = SearchIndex.open(path)
     if index is None:
         return None
-    columns = ", ".join(f"f.{c}" for c in COLUMNS)
     try:
-        rows = index._connection.execute(
-            f"SELECT d.iri, d.kind, d.name, {columns} FROM docs d JOIN fts f ON f.rowid = d.id ORDER BY d.iri"
-        ).fetchall()
+        return index.documents()
     except sqlite3.Error:
         return None
     finally:
         index.close()
-    return [Document(iri, kind, name, tuple(texts)) for iri, kind, name, *texts in rows]
 
 
 #: A load finds the documents it replaces by IRI.
@@ -423,6 +419,15 @@ class SearchIndex:
         self._connection = connection
         self._lock = threading.Lock()
         self.where = where
+
+    def documents(self) -> list[Document]:
+        """Every document of the index, in IRI order."""
+        columns = ", ".join(f"f.{c}" for c in COLUMNS)
+        with self._lock:
+            rows = self._connection.execute(
+                f"SELECT d.iri, d.kind, d.name, {columns} FROM docs d JOIN fts f ON f.rowid = d.id ORDER BY d.iri"
+            ).fetchall()
+        return [Document(iri, kind, name, tuple(texts)) for iri, kind, name, *texts in rows]
 
     @classmethod
     def open(cls, path: Path) -> SearchIndex | None:
