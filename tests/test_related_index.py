@@ -12,6 +12,7 @@ import pyoxigraph as ox
 import pytest
 
 from kgprofiles.config import Settings
+from kgprofiles.errors import QueryError
 from kgprofiles.pipeline import build
 from kgprofiles.profiles import Views
 from kgprofiles.queries import load_queries
@@ -175,3 +176,9 @@ def test_warming_reads_the_whole_graph_results_in_the_background(seed_store: Oxi
     views.warm().join(timeout=60)
     assert views.related_index() is views.related_index() and len(views.related_index()) == 11
     assert views.profile(horace) == Views(seed_store, settings.queries_dir).profile(horace)
+
+
+def test_a_missing_query_is_named_not_a_key_error(synthetic_store: OxigraphStore, settings: Settings) -> None:
+    queries = {k: v for k, v in load_queries(settings.queries_dir).items() if k != "related-index-titles"}
+    with pytest.raises(QueryError, match="no named query 'related-index-titles'"):
+        RelatedIndex(synthetic_store, queries)

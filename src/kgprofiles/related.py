@@ -16,6 +16,7 @@ import pyoxigraph as ox
 
 from kgprofiles.errors import InputError
 from kgprofiles.queries import NamedQuery
+from kgprofiles.queries import named as named_query
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_rows, chunks
 from kgprofiles.vocab import KGP_NS
@@ -250,9 +251,11 @@ def related_people(
                 c.add_topic(row["topicName"].value, row["link"].value == KGP_FIRST_TOPIC)
         for batch in chunks(others or []):
             names: dict[str, str] = {}  # of the people not found yet: the first in text order
-            for row in _narrowed(queries["related-index-names"], store, [o for o in batch if o not in found], "thing"):
+            for row in _narrowed(
+                named_query(queries, "related-index-names"), store, [o for o in batch if o not in found], "thing"
+            ):
                 keep_first(names, row["thing"].value, row["name"].value)
-            for row in _narrowed(queries["related-topic-links"], store, batch):
+            for row in _narrowed(named_query(queries, "related-topic-links"), store, batch):
                 other, topic = row["other"].value, row["topic"].value
                 if topic not in mine or (other not in found and other not in names):
                     continue
@@ -289,7 +292,7 @@ _ADVISOR = ox.NamedNode(KGP_NS + "advisor")
 
 
 def _rows(queries: Mapping[str, NamedQuery], store: Store, person: ox.NamedNode, name: str) -> list[dict[str, Term]]:
-    result = queries[name].run(store, {"person": person})
+    result = named_query(queries, name).run(store, {"person": person})
     assert isinstance(result, SelectResult)
     return list(result.rows)
 

@@ -23,7 +23,7 @@ from itertools import product
 import numpy as np
 import pyoxigraph as ox
 
-from kgprofiles.queries import NamedQuery
+from kgprofiles.queries import NamedQuery, named
 from kgprofiles.related import (
     KGP_AS_OF,
     KGP_END,
@@ -104,7 +104,7 @@ class RelatedIndex:
         one = kept.setdefault
 
         def rows(name: str) -> Iterator[dict[str, str]]:  # streamed: millions of rows at 100,000 people
-            for row in queries[name].rows(store):
+            for row in named(queries, name).rows(store):
                 yield {key: one(term.value, term.value) for key, term in row.items()}
 
         names: dict[str, list[str]] = defaultdict(list)  # kgp:name, every value
