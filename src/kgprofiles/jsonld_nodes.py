@@ -36,6 +36,7 @@ from kgprofiles.terms import to_rdflib
 _NATIVE = frozenset({XSD.boolean, XSD.integer, XSD.double, XSD.string})
 _LISTS = frozenset({str(RDF.first), str(RDF.rest)})
 _NIL = str(RDF.nil)
+_RDF_TYPE = RDF.type  # (rdflib's namespace attributes are slow to look up: once here)
 #: Distinct terms kept converted per process (a site's names, types and predicates recur).
 _TERMS_KEPT = 50_000
 
@@ -143,7 +144,7 @@ class _Compactor:
             key_term = self.context.terms.get(p_key)
             if key_term and (key_term.type or key_term.container):
                 p_key = p
-            if p == RDF.type:
+            if p == _RDF_TYPE:
                 if isinstance(o, URIRef):
                     node = self._symbol(o)
                 p_key = self.type_key
