@@ -17,6 +17,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from kgprofiles import static_site
 from kgprofiles.cli import app as cli
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
@@ -286,3 +287,16 @@ def test_the_search_runs_in_the_browser(http_server: str, tmp_path: Path) -> Non
         tab.goto(http_server + "search/?q=%22%3Cscript%3E")
         expect(tab.locator("#search-results p")).to_have_text('0 results for “"<script>”')
     assert errors == []
+
+
+def test_a_process_remembers_a_bounded_number_of_directories(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page has its own directory (1.7 million at 100,000 people): a writer remembers at
+    most MADE_KEPT of those it made, and still writes every file."""
+    monkeypatch.setattr(static_site, "MADE_KEPT", 10)
+    writer = static_site._Writer(tmp_path)
+    for n in range(95):
+        writer.write(f"id/person/p{n:03d}/index.html", f"page {n}")
+        writer.write(f"id/person/p{n:03d}.ttl", b"")
+    assert len(writer.made) <= 10
+    assert writer.files == 190 and len(list((tmp_path / "id" / "person").glob("p*/index.html"))) == 95
+    assert (tmp_path / "id/person/p094/index.html").read_text() == "page 94"

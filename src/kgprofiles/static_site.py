@@ -88,6 +88,9 @@ STATIC_FILES = ("style.css", "search.js")
 _TOKENS = re.compile(r"[^\W_]+")
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+#: Directories a process remembers having made (every page has its own: 1.7 million at 100,000
+#: people, which a worker kept, 1 GB of paths, before the set was bounded).
+MADE_KEPT = 10_000
 #: Resources a worker renders per task: a few seconds of work, few enough round trips.
 BATCH = 32
 
@@ -122,6 +125,8 @@ class _Writer:
         path = self.root / relative
         if path.parent not in self.made:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if len(self.made) >= MADE_KEPT:  # most are a page's own, used once: start again
+                self.made.clear()
             self.made.add(path.parent)
         return path
 
