@@ -86,7 +86,9 @@ def download(request: Request) -> Response:
 
 
 def _offered(site: Site) -> dict[str, tuple[str, str]]:
-    return site.summary("downloads", lambda: offered(site.store, site.settings.limits.jsonld_max_quads))
+    # counted once per snapshot (a published generation; a server's data, once a start): up to
+    # jsonld_max_quads quads read, too many to read for every view of the page
+    return site.cached("downloads", lambda: offered(site.store, site.settings.limits.jsonld_max_quads))
 
 
 class ExportFailed(Exception):
