@@ -66,9 +66,10 @@ class _Compactor:
         self.usable = not context.language and all(not t.container and not t.language for t in context.terms.values())
         self.id_key, self.type_key = context.id_key, context.type_key
         self.value_key, self.lang_key = context.value_key, context.lang_key
-        self._terms: dict[tuple[str, Any, Any, Any], Any] = {}
-        self._shrunk: dict[str, str] = {}
-        self._symbols: dict[str, str | None] = {}
+        self._terms: dict[tuple[str, Any, Any, Any], Any] = {}  # (predicates × datatypes: few)
+        self._symbols: dict[str, str | None] = {}  # (predicates, classes and datatypes: few)
+        # every resource's IRI passes here: the recent ones kept (a site build meets millions)
+        self._shrink = lru_cache(maxsize=_TERMS_KEPT)(context.shrink_iri)
 
     # -- what the context says, remembered
 
@@ -79,13 +80,6 @@ class _Compactor:
         except KeyError:
             found = self._terms[key] = self.context.find_term(idref, coercion, container, language)
             return found
-
-    def _shrink(self, iri: str) -> str:
-        try:
-            return self._shrunk[iri]
-        except KeyError:
-            shrunk = self._shrunk[iri] = self.context.shrink_iri(iri)
-            return shrunk
 
     def _symbol(self, iri: str) -> str | None:
         try:
