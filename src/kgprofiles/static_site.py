@@ -347,18 +347,22 @@ class _Builder:
         seeds = sorted((d.kind, d.iri) for d in docs)
         if self.jobs == 1:
             renderer = _Renderer(self.settings, self.store, self.views, self.out.root)
-            return self._crawl(_InProcess(), renderer.render, renderer.download, offered, seeds)
+            in_process = _InProcess()
+            return self._crawl(in_process, renderer.render, in_process, renderer.download, offered, seeds)
         assert isinstance(self.store, OxigraphStore)
-        with ProcessPoolExecutor(
-            self.jobs,
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=_start_worker,
-            initargs=(self.settings, self.store.location, self.views, self.out.root),
-        ) as pool:
+        context = multiprocessing.get_context("fork")
+        start = (self.settings, self.store.location, self.views, self.out.root)
+        # The downloads in a process of their own, which ends with them: a whole-graph export
+        # leaves its memory with the process that made it (1 GB a worker at 100,000 people).
+        with (
+            ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_start_worker, initargs=start) as pool,
+            ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker, initargs=start) as exporter,
+        ):
             try:
-                return self._crawl(pool, _render_in_worker, _download_in_worker, offered, seeds)
+                return self._crawl(pool, _render_in_worker, exporter, _download_in_worker, offered, seeds)
             except BaseException as exc:
-                _kill_workers(pool)  # not left blocked on a result nobody reads (Ctrl-C, an error)
+                for executor in (pool, exporter):
+                    _kill_workers(executor)  # not left blocked on a result nobody reads (Ctrl-C, an error)
                 if isinstance(exc, BrokenProcessPool):
                     raise StoreError(
                         "a page-rendering worker stopped (killed, or out of memory); nothing was published",
@@ -374,21 +378,24 @@ class _Builder:
         self,
         executor: Executor,
         render: Callable[[list[str]], _Batch],
+        download_executor: Executor,
         download: Callable[[str, str], _Batch],
         offered: dict[str, tuple[str, str]],
         seeds: list[tuple[str, str]],
     ) -> tuple[int, tuple[str, ...]]:
-        """The downloads, every seed's page and data, then every /id/ IRI a page links to, until
-        none is left; the "Why?" pages once every other page is written (every person's, its
-        profile then on the shelf); at most two batches a process in flight."""
-        running: set[Future[_Batch]] = {executor.submit(download, name, fmt) for name, (fmt, _) in offered.items()}
+        """The downloads (by ``download_executor``, shut down once they are written), every
+        seed's page and data, then every /id/ IRI a page links to, until none is left; the
+        "Why?" pages once every other page is written (every person's, its profile then on the
+        shelf); at most two batches a process in flight."""
+        exports = {download_executor.submit(download, name, fmt) for name, (fmt, _) in offered.items()}
+        running: set[Future[_Batch]] = set(exports)
         rendering: set[Future[_Batch]] = set()  # batches of pages other than "Why?" pages
         queue, whys = deque(iri for _, iri in seeds), deque[str]()
         seen = set(queue)
         pages, missing = 0, list[str]()
         stage = "pages"
         while queue or whys or running:
-            while len(running) < 2 * self.jobs and (queue or (whys and not rendering)):
+            while len(running - exports) < 2 * self.jobs and (queue or (whys and not rendering)):
                 if not queue and stage == "pages":  # every other page written: the "Why?" pages' own bar
                     stage = "why"
                     self.progress.stage('"Why?" pages', len(whys))
@@ -398,6 +405,9 @@ class _Builder:
                 if todo is queue:
                     rendering.add(future)
             done, running = wait(running, return_when=FIRST_COMPLETED)
+            if exports and not exports & running:  # the last download written: its process may go
+                exports.clear()
+                download_executor.shutdown()
             for future in done:
                 rendering.discard(future)
                 result = future.result()
