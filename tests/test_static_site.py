@@ -5,11 +5,17 @@ bytes on every run, and the rules for the output directory."""
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import re
+import struct
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -300,3 +306,27 @@ def test_a_process_remembers_a_bounded_number_of_directories(tmp_path: Path, mon
     assert len(writer.made) <= 10
     assert writer.files == 190 and len(list((tmp_path / "id" / "person").glob("p*/index.html"))) == 95
     assert (tmp_path / "id/person/p094/index.html").read_text() == "page 94"
+
+
+def _half_a_message(fd: int) -> None:
+    """What a worker killed while sending its result leaves in the result pipe: the header of a
+    1,000-byte message and 3 of its bytes (then it waits to be killed)."""
+    os.write(fd, struct.pack("!i", 1_000) + b"abc")
+    time.sleep(60)
+
+
+def test_workers_killed_while_sending_a_result_do_not_leave_the_pool_hanging() -> None:
+    """A worker killed half-way through sending its result (Ctrl-C, SIGTERM at any moment) left
+    the pool's manager thread waiting for the rest for ever, and the interpreter, which joins
+    that thread as it exits, hanging after the command said it was interrupted."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    future = pool.submit(_half_a_message, pool._result_queue._writer.fileno())
+    manager = pool._executor_manager_thread
+    assert manager is not None
+    time.sleep(1.0)  # the manager thread has read the header and waits for the rest
+    assert manager.is_alive()
+    static_site._kill_workers(pool)
+    manager.join(10)
+    assert not manager.is_alive()
+    with pytest.raises(BrokenProcessPool):
+        future.result(timeout=5)

@@ -260,13 +260,24 @@ def _download_in_worker(name: str, fmt: str) -> _Batch:
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
     """Stop the pool's workers at once (Python 3.14's ``kill_workers``; before it, the pool's own
-    table of processes), and let the pool wind down without waiting for their tasks."""
+    table of processes), and let the pool wind down without waiting for their tasks.
+
+    A worker killed while it sent a result leaves half a message in the pool's result pipe, and
+    the pool's manager thread (which the interpreter waits for as it exits) waiting for the rest
+    for ever: the command said "interrupted" and then hung. So, the workers dead, the parent's
+    own writing end of that pipe is closed too, and the thread reads the pipe's end instead."""
     kill = getattr(pool, "kill_workers", None)
     if kill is not None:
         kill()
     else:
-        for process in list(getattr(pool, "_processes", {}).values()):
+        processes = list(getattr(pool, "_processes", {}).values())
+        for process in processes:
             process.kill()
+        for process in processes:
+            process.join(5)
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if writer is not None and not any(p.is_alive() for p in processes):
+            writer.close()
     pool.shutdown(wait=False, cancel_futures=True)
 
 
