@@ -444,6 +444,40 @@ def test_embedded_write_failure_leaves_the_store_as_before(tmp_path: Path) -> No
         assert store.dump(ox.RdfFormat.N_QUADS) == before
 
 
+class _AnswerFailsAsRead:
+    """pyoxigraph's store, whose answers fail as they are read (it evaluates lazily: a disk
+    error surfaces while the solutions are read, after ``query`` returned)."""
+
+    def __init__(self, store: ox.Store) -> None:
+        self._store = store
+
+    def query(self, *args: object, **kwargs: object) -> Iterator[object]:
+        self._store.query(*args, **kwargs)  # type: ignore[arg-type]  (parsed and planned as ever)
+
+        def answer() -> Iterator[object]:
+            raise OSError("Input/output error (injected)")
+            yield
+
+        return answer()
+
+
+def test_embedded_errors_while_an_answer_is_read_are_store_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgprofiles.store import oxigraph
+
+    def failing_rows(*args: object) -> Iterator[dict[str, object]]:
+        raise OSError("Input/output error (injected)")
+        yield {}
+
+    store = OxigraphStore("memory:")
+    store.replace_graphs({G1: ADA_GRAPH})
+    monkeypatch.setattr(oxigraph, "solution_rows", failing_rows)  # select_rows reads the solutions through it
+    with pytest.raises(StoreError, match=r"query failed on .*injected"):
+        list(store.select_rows("SELECT ?s WHERE { ?s ?p ?o }"))
+    store._store = _AnswerFailsAsRead(store.store)  # type: ignore[assignment]
+    with pytest.raises(StoreError, match=r"query failed on .*injected"):
+        store.query("SELECT ?s WHERE { ?s ?p ?o }")
+
+
 def test_embedded_failure_after_staging_removes_the_staging_graph(tmp_path: Path) -> None:
     with OxigraphStore(tmp_path / "store") as store:
         store.replace_graphs({G1: ADA_GRAPH})

@@ -261,28 +261,31 @@ class OxigraphStore:
         """``query``'s rows of a SELECT, read lazily from pyoxigraph's solutions (a whole-graph
         answer is never all in memory)."""
         text = self.prepared(sparql, bindings)
-        raw = self._raw(text)
-        if not isinstance(raw, ox.QuerySolutions):
-            raise QueryError("select_rows needs a SELECT query")
-        try:
+        with self._errors_of(text):
+            raw = self._query(text)
+            if not isinstance(raw, ox.QuerySolutions):
+                raise QueryError("select_rows needs a SELECT query")
             yield from solution_rows(raw, tuple(v.value for v in raw.variables))
-        except RuntimeError as exc:
-            raise QueryError(str(exc)) from exc
-        except OSError as exc:
-            raise StoreError(f"query failed on {self._name}: {exc}") from exc
 
     def _run(self, text: SparqlText) -> QueryResult:
-        return _result(self._raw(text))
+        with self._errors_of(text):
+            return _result(self._query(text))
 
-    def _raw(self, text: SparqlText) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+    def _query(self, text: SparqlText) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        return self.store.query(
+            text.sent,
+            prefixes=PREFIXES,
+            # pyoxigraph's union default graph overrides the query's FROM: only without one
+            # (read from the caller's text: its analysis is cached, and bindings add no FROM)
+            use_default_graph_as_union=not names_dataset(text.original),
+        )
+
+    @contextlib.contextmanager
+    def _errors_of(self, text: SparqlText) -> Iterator[None]:
+        """pyoxigraph's errors as kgprofiles' own, while a query is parsed and while its answer
+        is read (pyoxigraph evaluates lazily: reading the solutions can fail too)."""
         try:
-            return self.store.query(
-                text.sent,
-                prefixes=PREFIXES,
-                # pyoxigraph's union default graph overrides the query's FROM: only without one
-                # (read from the caller's text: its analysis is cached, and bindings add no FROM)
-                use_default_graph_as_union=not names_dataset(text.original),
-            )
+            yield
         except SyntaxError as exc:
             raise QueryError(text.locate(str(exc))) from exc
         except RuntimeError as exc:
