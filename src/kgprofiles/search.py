@@ -64,6 +64,7 @@ from kgprofiles.errors import InputError, StoreError
 from kgprofiles.queries import get_query, select
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_rows, chunks
+from kgprofiles.store.generations import fsync_file
 
 INDEX_FILE = "search.sqlite"
 #: The index's layout; an index of another version is not read (a fresh one is made in memory).
@@ -285,7 +286,7 @@ class IndexCopy:
         assert self._previous is not None
         try:
             shutil.copyfile(self._previous, self.path)
-            _fsync(self.path)
+            fsync_file(self.path)
             self._made = True
         except OSError:  # update_index copies it again, or writes the index whole
             with contextlib.suppress(OSError):
@@ -376,16 +377,8 @@ def _rows(store: Store, sparql: str) -> tuple[dict[str, Term], ...]:
     return result.rows
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _durable_rename(temporary: Path, path: Path) -> None:
-    _fsync(temporary)
+    fsync_file(temporary)
     os.replace(temporary, path)
 
 

@@ -88,15 +88,20 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def fsync_file(path: str | os.PathLike[str]) -> None:
+    """Make a file's contents durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def fsync_tree(path: Path) -> None:
     """fsync every file under ``path``, then every directory, deepest first."""
     for folder, _, names in os.walk(path, topdown=False):
         for name in names:
-            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            fsync_file(os.path.join(folder, name))
         fsync_dir(Path(folder))
 
 
@@ -198,9 +203,7 @@ def lease_current(store_path: Path) -> Lease:
     for _ in range(_RESOLVE_ATTEMPTS):
         generation = current(store_path)
         if generation is None:
-            raise StoreError(
-                f"no store at {store_path}", "run `kgprofiles build` first, or give --store/--endpoint"
-            )
+            raise StoreError(f"no store at {store_path}", "run `kgprofiles build` first, or give --store/--endpoint")
         held = lease(generation)
         if held is not None:
             return held
