@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -257,16 +258,22 @@ def test_build_publishes_the_index_inside_the_generation(built: Settings) -> Non
         reader.close()
 
 
+@contextmanager
+def a_rejected_file(project: Settings) -> Iterator[Path]:
+    """A person file the shapes reject, in the project's data while the block runs."""
+    bad = project.data_dir / "people" / "role-ends-before-start.ttl"
+    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", bad)
+    try:
+        yield bad
+    finally:
+        bad.unlink()
+
+
 def test_a_rejected_build_leaves_the_published_index_as_it_was(built: Settings) -> None:
     before = published_index(built)
     content = before.read_bytes()
-    bad = built.data_dir / "people" / "role-ends-before-start.ttl"
-    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", bad)
-    try:
-        with pytest.raises(DataRejected):
-            build(built)
-    finally:
-        bad.unlink()
+    with a_rejected_file(built), pytest.raises(DataRejected):
+        build(built)
     assert published_index(built) == before and before.read_bytes() == content
 
 
@@ -343,13 +350,8 @@ def test_a_load_copies_the_index_beside_the_new_one_and_leaves_no_copy_behind(bu
     leaves no copy (and the published index as it was), one that goes through renames it."""
     before = published_index(built)
     content = before.read_bytes()
-    bad = built.data_dir / "people" / "role-ends-before-start.ttl"
-    shutil.copy(ROOT / "tests/fixtures/build/role-ends-before-start.ttl", bad)
-    try:
-        with pytest.raises(DataRejected):
-            load(built, [bad])
-    finally:
-        bad.unlink()
+    with a_rejected_file(built) as bad, pytest.raises(DataRejected):
+        load(built, [bad])
     assert published_index(built) == before and before.read_bytes() == content
     assert _stray_copies(built) == []
     person = built.data_dir / "people" / "jane-xu.ttl"
