@@ -115,6 +115,22 @@ def test_reading_commands_import_nothing_heavy(command: list[str], shows: str, s
     assert loaded(modules, HEAVY) == []
 
 
+#: What a one-file ``load`` does not need once the shapes' SPARQL is in the disk cache (the first
+#: load after the shapes change parses it, with rdflib, once): pyshacl (its value helpers are
+#: copied in ``fast/values.py``) and rdflib's SPARQL parser. ~60 ms of a ~0.4 s load at 100,000
+#: people (bench/RESULTS.md, 2026-12-05 02:01).
+LOAD_HEAVY = ("pyshacl", "pyparsing", "rdflib.plugins.sparql", "starlette", "uvicorn", "jinja2", "numpy")
+
+
+def test_loading_one_file_imports_no_pyshacl_and_no_sparql_parser(tmp_path: Path) -> None:
+    store = str(tmp_path / "store")
+    run_imports("build", "--store", store, "--quiet")
+    run_imports("load", "data/people/horace-he.ttl", "--store", store, "--quiet")  # (parses the shapes' SPARQL)
+    _, modules = run_imports("load", "data/people/horace-he.ttl", "--store", store, "--quiet")
+    assert "kgprofiles.pipeline" in modules and "kgprofiles.fast.values" in modules
+    assert loaded(modules, LOAD_HEAVY) == []
+
+
 def commands_built(argv: list[str]) -> list[str]:
     """The commands the app, run with ``argv``, turns into Click commands."""
     return sorted(typer.main.get_command(app._only(argv)).commands)

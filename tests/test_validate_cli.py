@@ -133,6 +133,24 @@ def test_a_violation_5000_blank_nodes_deep_points_at_the_outer_subject(cli: Run,
     assert roles and {(r["file"], r["line"]) for r in roles} == {(str(path), 3)}
 
 
+@pytest.mark.parametrize("share", ['"NaN"^^xsd:decimal', '"sNaN"^^xsd:decimal', '"Infinity"^^xsd:decimal'])
+def test_a_decimal_that_is_not_a_number_is_a_violation_not_a_crash(cli: Run, tmp_path: Path, share: str) -> None:
+    """rdflib reads "NaN"^^xsd:decimal as Decimal('NaN'), which no bound can be compared with
+    (pyshacl itself stops on it with decimal.InvalidOperation): the share's range is violated."""
+    fixture = (ROOT / "tests/shapes/award-receipt/bad-share-above-one.ttl").read_text(encoding="utf-8")
+    path = tmp_path / "share.ttl"
+    path.write_text(fixture.replace("kgp:share 1.5 ;", f"kgp:share {share} ;"), encoding="utf-8")
+
+    result = cli("validate", str(path), "--format", "json")
+
+    assert result.exit_code == 1, result.output
+    found = [(r["path"], r["constraint"], r["line"]) for r in json.loads(result.stdout)["results"]]
+    if "Infinity" in share:  # (a number, above 1)
+        assert found == [("kgp:share", "MaxInclusive", 13)]
+    else:
+        assert sorted(found) == [("kgp:share", "MaxInclusive", 13), ("kgp:share", "MinExclusive", 13)]
+
+
 ########################################################################### warnings
 
 

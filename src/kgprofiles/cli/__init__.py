@@ -10,6 +10,8 @@ picks the exit code. Nothing heavy is imported until a command needs it, and the
 
 from __future__ import annotations
 
+import atexit
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from copy import copy
@@ -42,6 +44,10 @@ class _OneCommandApp(typer.Typer):
     """
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The program is about to end: its stores and files are closed by then (every command
+        # closes them itself), and the interpreter's last garbage collection would only walk the
+        # objects left (~45 ms of a one-file `load`'s ~0.5 s). Frozen, they are skipped.
+        atexit.register(gc.freeze)  # registered first: run after every other exit handler
         argv = args[0] if args else kwargs.get("args")  # (Click's main: args, prog_name, …)
         return typer.Typer.__call__(self._only(sys.argv[1:] if argv is None else argv), *args, **kwargs)
 

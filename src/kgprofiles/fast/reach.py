@@ -185,11 +185,15 @@ def _cached_edges(select: str, prefixes: tuple[tuple[str, str], ...]) -> tuple[E
 
 
 def _parsed_edges(select: str, prefixes: dict[str, str]) -> tuple[Edge, ...]:
+    from pyparsing import ParseBaseException  # imported with rdflib's parser, only when not cached
     from rdflib.plugins.sparql import prepareQuery  # 0.2 s to import: only when not cached
 
     namespaces = default_prefixes()
     namespaces.update(prefixes)
-    query = prepareQuery(select, initNs=namespaces)
+    try:
+        query = prepareQuery(select, initNs=namespaces)
+    except ParseBaseException as exc:  # a ValueError like the rest, so it is cached like the rest
+        raise ValueError(f"does not parse: {exc}") from exc
     fresh = count()
     blanks: dict[BNode, str] = {}
     tagged: list[tuple[Edge, frozenset[tuple[int, int]]]] = []

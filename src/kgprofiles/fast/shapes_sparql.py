@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import pyoxigraph as ox
-from pyparsing import ParseException
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH, XSD
 from rdflib.term import Node
@@ -676,7 +675,7 @@ def query_predicates(select: str, prefixes: tuple[tuple[str, str], ...]) -> froz
     a path that is not followed (then any triple can match). Parsing costs ~0.1 s: cached."""
     try:
         predicates = {e.predicate for e in sparql_edges(select, dict(prefixes), itertools.count())}
-    except (ValueError, ParseException):
+    except ValueError:  # not SPARQL rdflib can parse, or a form the edges cannot follow
         return None
     if None in predicates:
         return None
