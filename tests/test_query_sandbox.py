@@ -94,6 +94,26 @@ def test_the_async_path_answers_under_the_same_limits(pool: QueryPool, seed_stor
     anyio.run(main)
 
 
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_async_path_reads_an_answer_longer_than_the_pipe_holds(
+    pool: QueryPool, seed_store_dir: Path, loop: str
+) -> None:
+    """Under uvloop too (uvicorn's loop when it is installed), which leaves the pipe it watched
+    non-blocking: a 1,000-row answer was reported as "the query engine stopped on this query"."""
+    media = (("select", "application/sparql-results+json"),)
+    every = job(seed_store_dir, "SELECT * { ?s ?p ?o } ORDER BY ?s ?p ?o", media_types=media)
+
+    async def main() -> list[Serialised]:
+        return [await pool.run_async(every, 30) for _ in range(3)]  # type: ignore[misc]
+
+    before = set(pool.pids())
+    answers = anyio.run(main, backend_options={"use_uvloop": loop == "uvloop"})
+    expected = pool.run(every, 30)
+    assert isinstance(expected, Serialised) and len(expected.body) > 400_000  # (a socket holds ~200 KB)
+    assert answers == [expected] * 3
+    assert before <= set(pool.pids())  # no worker was taken for dead (and killed)
+
+
 def test_a_query_over_the_memory_cap_fails_cleanly(seed_store_dir: Path) -> None:
     with QueryPool(workers=1, queue=0, memory_mb=700) as small:
         small.start()

@@ -541,6 +541,10 @@ class QueryPool:
             worker.conn.send(job)
             with anyio.fail_after(max(0.0, deadline - time.monotonic())):
                 await anyio.wait_readable(worker.conn.fileno())
+            # uvloop (which uvicorn runs on when it is installed) leaves a descriptor it watched
+            # non-blocking: an answer longer than the pipe holds would then stop the read half-way
+            # (BlockingIOError, taken for the worker's death). The rest is on its way: wait for it.
+            os.set_blocking(worker.conn.fileno(), True)
             reply = worker.conn.recv()
         except TimeoutError:  # (before OSError, of which it is a kind)
             self._discard(worker)
