@@ -270,6 +270,23 @@ def test_installed_command_reports_a_violation() -> None:
     )
 
 
+def test_installed_command_reports_an_impossible_date_without_a_traceback(tmp_path: Path) -> None:
+    """rdflib logs every literal it cannot convert, with a traceback, on stderr: the program
+    prints none of it (the shapes report the date, with its file and line)."""
+    fixture = (ROOT / "tests/shapes/award-receipt/bad-share-above-one.ttl").read_text(encoding="utf-8")
+    path = tmp_path / "receipt.ttl"
+    path.write_text(
+        fixture.replace("kgp:share 1.5 ;", "kgp:share 0.5 ;").replace('"1903"^^xsd:gYear', '"1903-02-30"^^xsd:date'),
+        encoding="utf-8",
+    )
+
+    done = run_installed("validate", str(path))
+
+    assert done.returncode == 1, done.stderr
+    assert f"{path}:13: violation: kgp:date must be a valid xsd:gYear" in done.stdout
+    assert "Traceback" not in done.stderr and "Failed to convert" not in done.stderr, done.stderr
+
+
 def test_python_dash_m_validates_the_seed_data() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kgprofiles", "validate", "data/"],

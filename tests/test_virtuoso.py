@@ -44,6 +44,15 @@ G1, G2 = (
 )
 
 
+@pytest.fixture(scope="module", autouse=True)
+def scratch_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The commands' store in a scratch directory: a server's search index is kept beside it (a
+    file per endpoint, and every run's server has a port of its own), not in the checkout."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KGPROFILES_STORE", str(tmp_path_factory.mktemp("project") / "store"))
+        yield
+
+
 def kg(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     result = runner.invoke(app, ["--project", str(ROOT), *args], env=env)
     return result.exit_code, result.output

@@ -23,7 +23,7 @@ from typer.main import get_command_name
 
 from kgprofiles import __version__
 from kgprofiles.cli import data, project, query, serve, site, store, views
-from kgprofiles.cli.boundary import ErrorBoundary
+from kgprofiles.cli.boundary import ErrorBoundary, configure_logging
 from kgprofiles.cli.link import import_app, link_app
 from kgprofiles.cli.options import ProjectRef
 
@@ -48,6 +48,7 @@ class _OneCommandApp(typer.Typer):
         # closes them itself), and the interpreter's last garbage collection would only walk the
         # objects left (~45 ms of a one-file `load`'s ~0.5 s). Frozen, they are skipped.
         atexit.register(gc.freeze)  # registered first: run after every other exit handler
+        configure_logging()
         argv = args[0] if args else kwargs.get("args")  # (Click's main: args, prog_name, …)
         return typer.Typer.__call__(self._only(sys.argv[1:] if argv is None else argv), *args, **kwargs)
 

@@ -13,6 +13,7 @@ SIGTERM's default back: a server stops on it as uvicorn (or its supervisor) sees
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -40,6 +41,29 @@ class Terminated(KeyboardInterrupt):
 
 #: A shell's code for a command ended by a closed pipe (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
+
+
+class _OneLine(logging.Formatter):
+    """A log record as one line, ``kgprofiles: warning: …``: the traceback a library attaches
+    (``exc_info``) only with KGPROFILES_DEBUG=1."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"kgprofiles: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and os.environ.get(DEBUG_VARIABLE) == "1":
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
+def configure_logging() -> None:
+    """How the program prints what is logged (warnings and errors, on stderr, one line each).
+    rdflib's own warnings about literals it cannot convert (each with a traceback) are left out:
+    the shapes report an ill-typed literal with its file, line and rule."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.getLogger("rdflib.term").setLevel(logging.ERROR)
 
 
 def report(error: KgError) -> None:
