@@ -189,3 +189,49 @@ def test_a_load_that_recomputes_inference_in_full_refuses_inconsistent_data(proj
     with pytest.raises(ValidationFailed, match="inconsistent"):
         load(project, [path])
     assert canonical_dump(project.store) == before
+
+
+ILL_TYPED = 'kgp:altName "]]><!--"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral> ;'
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+@pytest.mark.parametrize("command", ["build", "load"])
+def test_an_ill_typed_literal_no_shape_checks_is_refused_at_its_file_and_line(
+    project: Settings, command: str, reference: bool
+) -> None:
+    """A literal its datatype does not allow, where no shape looks: OWL RL finds the data
+    inconsistent, and the error says where the literal is written and what to do."""
+    build(project)
+    before = canonical_dump(project.store)
+    path = project.data_dir / "people" / "horace-he.ttl"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('kgp:name "Horace He" ;', f'kgp:name "Horace He" ; {ILL_TYPED}', 1), encoding="utf-8")
+    with pytest.raises(ValidationFailed) as error:
+        if command == "build":
+            build(project, reference=reference)
+        else:
+            load(project, [path], reference=reference)
+    assert error.value.message == (
+        "OWL RL inference found the data inconsistent with the ontology:\n"
+        f"{path}:16: Lexical value of the literal ']]><!--' does not match its datatype "
+        "(http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral)"
+    )
+    assert error.value.hint is not None and "as its datatype allows" in error.value.hint
+    assert canonical_dump(project.store) == before
+
+
+def test_an_individual_of_disjoint_classes_is_named_at_its_file_and_line(settings: Settings) -> None:
+    """(The project's ontology has no disjoint classes; a user's own may.) owlrl's message names
+    the individual bare, an IRI or a blank node's label: either is found where it is written."""
+    from kgprofiles.inconsistency import inconsistent
+    from kgprofiles.ingest import SourceFile
+
+    lines = {"http://example.org/x": 4, "_:b0": 9}
+    files = [SourceFile(Path("d/x.ttl"), "d/x.ttl", "urn:g", (), lines)]
+    messages = [
+        "Disjoint classes http://example.org/A and http://example.org/B have a common individual http://example.org/x",
+        "Disjoint classes http://example.org/A and http://example.org/B have a common individual b0",
+    ]
+    error = inconsistent(messages, files, settings.queries_dir)
+    assert error.message.splitlines()[1:] == [f"d/x.ttl:4: {messages[0]}", f"d/x.ttl:9: {messages[1]}"]
+    assert error.hint is not None and "disjoint classes" in error.hint

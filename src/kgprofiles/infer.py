@@ -13,7 +13,6 @@ from rdflib import Graph, Literal
 from rdflib.namespace import OWL, RDF, RDFS
 
 from kgprofiles.budget import Budget
-from kgprofiles.errors import ValidationFailed
 
 #: Triples ``x P x`` for these predicates are true of everything and tell a reader nothing.
 _REFLEXIVE_NOISE = {OWL.sameAs, RDFS.subClassOf, RDFS.subPropertyOf, OWL.equivalentClass, OWL.equivalentProperty}
@@ -47,9 +46,9 @@ def closure_in_process(data: Graph, ontology: Graph, budget: Budget | None = Non
     # improved_datatypes=False: owlrl would otherwise register literal parsers in rdflib for the rest of
     # the process, and later validations would judge dates differently.
     semantics = owlrl.OWLRL_Semantics if budget is None else _budgeted(budget)
-    owlrl.DeductiveClosure(
-        semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False
-    ).expand(full)
+    owlrl.DeductiveClosure(semantics, improved_datatypes=False, axiomatic_triples=False, datatype_axioms=False).expand(
+        full
+    )
     errors: list[str] = []
     for node in full.subjects(RDF.type, ERRNS.ErrorMessage):
         errors.extend(str(m) for m in full.objects(node, ERRNS.error))
@@ -89,14 +88,3 @@ def _budgeted(budget: Budget) -> type[owlrl.OWLRL_Semantics]:
             super().rules(t, cycle_num)
 
     return Budgeted
-
-
-def infer(data: Graph, ontology: Graph, budget: Budget | None = None) -> Graph:
-    """The new triples; an inconsistency is a ValidationFailed error that names it."""
-    result = closure(data, ontology, budget)
-    if result.inconsistencies:
-        raise ValidationFailed(
-            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(result.inconsistencies),
-            "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
-        )
-    return result.triples

@@ -19,7 +19,8 @@ from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.fast.literals import LiteralScanner
 from kgprofiles.fast.validation import RawTriples
-from kgprofiles.infer import infer
+from kgprofiles.inconsistency import inconsistent
+from kgprofiles.infer import closure
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
 from kgprofiles.search import INDEX_FILE, IndexCopy, index_path, remote_index_path, update_index, write_index
@@ -115,11 +116,14 @@ def _gate(
     return report
 
 
-def _infer_closure(data: Graph, settings: Settings, timer: _Timer) -> list[ox.Triple]:
+def _infer_closure(data: Graph, files: Sequence[SourceFile], settings: Settings, timer: _Timer) -> list[ox.Triple]:
+    """owlrl's closure of ``data`` (the reference path); its inconsistencies refused."""
     with timer.stage("infer"):
         ontology = load_ontology(settings.ontology_dir)
         budget = Budget.for_inference(settings.limits, len(data) + len(ontology))
-        return list(triples_from_graph(infer(data, ontology, budget)))
+        result = closure(data, ontology, budget)
+    _refuse_inconsistent(result.inconsistencies, files, settings)
+    return list(triples_from_graph(result.triples))
 
 
 def _ontology_triples(settings: Settings) -> list[ox.Triple]:
@@ -299,7 +303,9 @@ def _infer(
     budget = _inference_budget(settings, files, ontology)
     if reference:
         with timer.stage("infer"):
-            inferred = list(triples_from_graph(infer(graph_from_triples(spill()), ontology, budget)))
+            result = closure(graph_from_triples(spill()), ontology, budget)
+        _refuse_inconsistent(result.inconsistencies, files, settings, work)
+        inferred = list(triples_from_graph(result.triples))
         with timer.stage("store"):
             work.bulk_load(_quads({INFERRED_GRAPH: inferred}))
         return len(inferred), ()
@@ -310,7 +316,7 @@ def _infer(
     written = inference.seconds.get("load", 0.0)
     timer.seconds["infer"] -= written
     timer.seconds["store"] = timer.seconds.get("store", 0.0) + written
-    _refuse_inconsistent(inference.inconsistencies)
+    _refuse_inconsistent(inference.inconsistencies, files, settings, work)
     return inference.count, inference.notes
 
 
@@ -351,12 +357,11 @@ def _validate_fast(
     return checked, scan
 
 
-def _refuse_inconsistent(inconsistencies: Sequence[str]) -> None:
+def _refuse_inconsistent(
+    inconsistencies: Sequence[str], files: Sequence[SourceFile], settings: Settings, store: Store | None = None
+) -> None:
     if inconsistencies:
-        raise ValidationFailed(
-            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(inconsistencies),
-            "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
-        )
+        raise inconsistent(inconsistencies, files, settings.queries_dir, store)
 
 
 def _parse_into(
@@ -551,7 +556,7 @@ def _load_reference(
         ):
             graph_from_triples([quad], data)
     report = _gate(files, settings, data, timer, scoped=True)
-    inferred = _infer_closure(data, settings, timer)
+    inferred = _infer_closure(data, files, settings, timer)
     graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
     graphs[INFERRED_GRAPH] = inferred
     with timer.stage("store", len(graphs)):
@@ -580,11 +585,7 @@ def _load_fast(
         )
     if not plan.report.conforms:
         raise DataRejected(plan.report)
-    if plan.inconsistencies:
-        raise ValidationFailed(
-            "OWL RL inference found the data inconsistent with the ontology: " + "; ".join(plan.inconsistencies),
-            "fix the data so no individual belongs to disjoint classes or breaks a property axiom",
-        )
+    _refuse_inconsistent(plan.inconsistencies, files, settings)
     graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
     patch = [*plan.inferred_remove, *plan.inferred_add]
     with timer.stage("infer"):
@@ -605,7 +606,7 @@ def _load_fast(
             asserted = len(kept) + sum(len(f.triples) for f in files) + len(ontology)
             budget = Budget.for_inference(settings.limits, asserted)
             inference = infer_triples(raw, ontology, budget=budget)
-            _refuse_inconsistent(inference.inconsistencies)
+            _refuse_inconsistent(inference.inconsistencies, files, settings)
             graphs[INFERRED_GRAPH] = list(inference.triples or ())
         elif has_blank_nodes(patch):
             current = {q.triple for q in target.quads(INFERRED_GRAPH)}

@@ -1,0 +1,75 @@
+"""OWL RL's inconsistencies as the error a user reads.
+
+The fast inference reports them in owlrl's words (``fast/linear.py``: the same text as owlrl, so
+the two stay comparable); here each gets the file and line of the statements it is about, where
+they can be found, and the error a hint for its kind: an ill-typed literal (a lexical form its
+datatype does not allow, such as ``"]]>"^^rdf:XMLLiteral``) or an individual of disjoint classes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kgprofiles.config import SearchPath
+from kgprofiles.errors import ValidationFailed
+from kgprofiles.ingest import SourceFile
+from kgprofiles.queries import get_query
+from kgprofiles.store.base import Store
+from kgprofiles.validate import locate_subjects
+
+_LITERAL = re.compile(
+    r"Lexical value of the literal '(?P<value>.*)' does not match its datatype \((?P<datatype>[^()]*)\)", re.S
+)
+_DISJOINT = re.compile(r"Disjoint classes \S+ and \S+ have a common individual (?P<node>.+)", re.S)
+
+_LITERAL_HINT = (
+    'write each literal as its datatype allows (xsd:date "2019-06-01"), or give it another datatype'
+)
+_DISJOINT_HINT = "fix the data so no individual belongs to disjoint classes or breaks a property axiom"
+
+
+def inconsistent(
+    messages: Sequence[str], files: Sequence[SourceFile], queries_dir: Path | SearchPath, store: Store | None = None
+) -> ValidationFailed:
+    """The error for OWL RL's ``messages`` about the data of ``files``: each message after the
+    place it is about (``file:line:``) where one is found, in the files' own triples or, for a
+    build (whose files keep none in memory), in ``store``."""
+    located = locate_subjects(files)
+    lines, hints = [], []
+    for message in messages:
+        literal, disjoint = _LITERAL.fullmatch(message), _DISJOINT.fullmatch(message)
+        if literal is not None:
+            term = ox.Literal(literal["value"], datatype=ox.NamedNode(literal["datatype"]))
+            subjects = _subjects_stating(term, files, queries_dir, store)
+            hints.append(_LITERAL_HINT)
+        elif disjoint is not None:
+            subjects = [disjoint["node"], f"_:{disjoint['node']}"]  # (owlrl writes a blank node bare)
+            hints.append(_DISJOINT_HINT)
+        else:
+            subjects = []
+        places = [located[s] for s in subjects if s in located]
+        where = "".join(f"{file}:{line}: " if line else f"{file}: " for file, line in places[:1])
+        lines.append(f"{where}{message}")
+    return ValidationFailed(
+        "OWL RL inference found the data inconsistent with the ontology:\n" + "\n".join(lines),
+        "; ".join(dict.fromkeys(hints)) or _DISJOINT_HINT,
+    )
+
+
+def _subjects_stating(
+    literal: ox.Literal, files: Sequence[SourceFile], queries_dir: Path | SearchPath, store: Store | None
+) -> list[str]:
+    found = [_key(t.subject) for f in files for t in f.triples if t.object == literal]
+    if not found and store is not None:
+        rows = get_query(queries_dir, "literal-subjects").rows(store, {"value": literal})
+        found = [_key(row["subject"]) for row in rows]
+    return found
+
+
+def _key(node: object) -> str:
+    """A subject as ``locate_subjects`` names it (an IRI, or ``_:label``)."""
+    return f"_:{node.value}" if isinstance(node, ox.BlankNode) else str(getattr(node, "value", node))
