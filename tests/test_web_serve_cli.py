@@ -158,13 +158,16 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path) -> None:
+def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path, tmp_path: Path) -> None:
+    """...and share the pages they make: in a private directory of their server (under TMPDIR),
+    removed when it stops; any of them revalidates a page another made (304)."""
     port = free_port()
     process = subprocess.Popen(
         kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--workers", "2"),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     try:
         base = f"http://127.0.0.1:{port}"
@@ -184,10 +187,19 @@ def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path)
         assert len(workers) == 2
         with httpx.Client(base_url=base, timeout=10) as client:  # (one connection: one worker)
             assert all(client.get("/id/person/horace-he").text == page.text for _ in range(5))
+        (shared,) = tmp_path.glob("kgprofiles-pages-*")
+        assert shared.stat().st_mode & 0o777 == 0o700
+        etag = page.headers["etag"]
+        for _ in range(12):  # a new connection each: either worker
+            again = httpx.get(base + "/id/person/horace-he", headers={"If-None-Match": etag}, timeout=10)
+            assert again.status_code == 304 and again.headers["etag"] == etag
+        (file,) = shared.glob("*.sqlite")
+        assert file.name == f"{os.readlink(built_store)}.sqlite".rsplit("/", 1)[-1]
     finally:
         process.terminate()
         process.wait(timeout=30)
     assert process.returncode == 0
+    assert list(tmp_path.glob("kgprofiles-pages-*")) == []
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)]
 
 

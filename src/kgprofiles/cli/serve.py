@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -89,6 +92,7 @@ def serve(
         ),
     ] = 1,
     listen_fd: Annotated[int | None, typer.Option("--listen-fd", hidden=True)] = None,
+    shared_pages: Annotated[Path | None, typer.Option("--shared-pages", hidden=True)] = None,
     cors: Annotated[
         list[str] | None,
         typer.Option(
@@ -142,6 +146,7 @@ def serve(
             max_rows=max_rows,
             allow_fetch=allow_fetch,
             cors=cors or (),
+            shared_pages=shared_pages,
         )
         pool = app.state.site.pool
         if pool is not None and pool.isolation is not None and listen_fd is None:
@@ -173,8 +178,18 @@ STEADY_S = 10.0
 def supervise(sock: socket.socket, workers: int) -> None:
     """Run ``workers`` copies of this command, each answering on ``sock`` (given as --listen-fd)
     with its own store, views and query workers, until SIGINT or SIGTERM; a worker that stops is
-    started again, unless it stopped right after its start (then all stop, with its exit code)."""
+    started again, unless it stopped right after its start (then all stop, with its exit code).
+    The workers share the pages they make in a private directory (--shared-pages), removed at the end."""
+    shared = Path(tempfile.mkdtemp(prefix="kgprofiles-pages-"))  # (mode 0700: this user's alone)
+    try:
+        _supervise(sock, workers, shared)
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _supervise(sock: socket.socket, workers: int, shared: Path) -> None:
     argv = [sys.executable, "-m", "kgprofiles", *sys.argv[1:], "--listen-fd", str(sock.fileno())]
+    argv += ["--shared-pages", str(shared)]
     stopping = False
 
     def start() -> tuple[subprocess.Popen[bytes], float]:

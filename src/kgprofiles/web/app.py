@@ -50,6 +50,7 @@ def create_app(
     allow_fetch: bool = False,
     editor_dir: Path | None = None,
     cors: Sequence[str] = (),
+    shared_pages: Path | None = None,
 ) -> Starlette:
     """The web app over ``store`` (default: the store the settings name, opened now and closed
     when the app shuts down). Read-only unless ``write_token`` is given; queries are limited to
@@ -58,7 +59,8 @@ def create_app(
     the app); SERVICE and LOAD are refused unless ``allow_fetch``. ``editor_dir`` is YASGUI's build directory
     (default: node_modules/@triply/yasgui/build under the project root); without it, /sparql
     offers a plain query form. ``cors``: the origins (or ``*``) other sites' scripts may read the
-    read-only endpoints from (``web/cors.py``; none by default)."""
+    read-only endpoints from (``web/cors.py``; none by default). ``shared_pages``: a directory
+    where the processes of one server (``serve --workers``) share the pages they make."""
     origins = check_origins(cors)
     owns = store is None
     if store is None:
@@ -78,6 +80,7 @@ def create_app(
         allow_fetch=allow_fetch,
         editor_dir=find_editor(settings.root) if editor_dir is None else usable_editor(editor_dir),
         owns_store=owns,
+        shared_pages=shared_pages,
     )
 
     @asynccontextmanager

@@ -16,15 +16,27 @@ have their own limits and workers), ``/static`` (files, with their own validator
 ``/downloads/`` (whole-graph exports, too large to keep). Each generation keeps at most
 ``MAX_BYTES`` of pages, the least recently used going first. Stores that are not a published
 generation (in memory, a remote server, a directory opened as it is) are never cached.
+
+``serve --workers N`` runs N processes, and a client's connection reaches one of them: each
+process also keeps the pages it makes in a file of the generation's shared by all of them
+(``SharedPages``: SQLite, in a private directory the supervising process makes and removes), so
+a page is made once for all of them, and a revalidation (304) is answered by any.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import logging
+import queue
+import re
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,6 +49,15 @@ CACHE_CONTROL = b"no-cache"
 NOT_CACHED = ("/sparql", "/static/", "/downloads/")
 #: Headers a 304 repeats from the answer it stands for (RFC 9110 §15.4.5).
 KEPT_ON_304 = (b"etag", b"cache-control", b"vary", b"content-location", b"link")
+#: Bytes of pages the processes of one server share per generation (past it, pages stay in each
+#: process's own memory only).
+MAX_SHARED_BYTES = 1024 * 1024 * 1024
+#: Pages waiting to be shared, at most (more are not shared), and how long a write may wait for
+#: another process's.
+WRITES_QUEUED = 512
+WRITE_WAIT_S = 2.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,24 +70,154 @@ class Entry:
     etag: bytes
 
 
-class Pages:
-    """The pages of one generation: a thread-safe LRU map bounded by the bytes of the bodies."""
+Key = tuple[str, str, str]  # path, query string, Accept header
 
-    def __init__(self, generation: str, max_bytes: int = MAX_BYTES) -> None:
+
+class SharedPages:
+    """The pages of one generation in a SQLite file that the processes of one server share
+    (``directory/<generation>.sqlite``). Reads are made where asked (a WAL file: a reader never
+    waits for a writer); writes by a thread of their own, which may wait for another process's
+    write without holding a request up (a page it cannot take at once is not shared). A cache:
+    whatever goes wrong with the file (a full disk, a damaged file) makes it miss, or stop being
+    used, never fails a request. Opening one removes the files of older generations."""
+
+    def __init__(self, directory: Path, generation: str, max_bytes: int = MAX_SHARED_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
+        self._writes: queue.Queue[tuple[Key, Entry] | None] = queue.Queue(maxsize=WRITES_QUEUED)
+        self._writer: threading.Thread | None = None
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", generation)
+        self.path = directory / f"{name}.sqlite"
+        try:
+            writer = self._connect(timeout=WRITE_WAIT_S)
+            writer.execute("PRAGMA journal_mode = WAL")
+            writer.execute("PRAGMA synchronous = OFF")  # (a cache: lost with a crash, made again)
+            writer.execute(
+                "CREATE TABLE IF NOT EXISTS pages (key TEXT PRIMARY KEY, status INTEGER NOT NULL, "
+                "headers TEXT NOT NULL, body BLOB NOT NULL, etag BLOB NOT NULL)"
+            )
+            found = writer.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM pages").fetchone()
+            self._reader = self._connect(timeout=0.05)
+        except (sqlite3.Error, OSError) as exc:
+            self._give_up(exc)
+            return
+        self._writer = threading.Thread(
+            target=self._write, args=(writer, int(found[0])), name="kgprofiles-shared-pages", daemon=True
+        )
+        self._writer.start()
+        for older in directory.glob("*.sqlite*"):
+            if older.name.split(".sqlite")[0] < name:  # (generation names begin with their time)
+                with contextlib.suppress(OSError):
+                    older.unlink()
+
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+
+    def get(self, key: Key) -> Entry | None:
+        with self._lock:
+            if self._reader is None:
+                return None
+            try:
+                row = self._reader.execute(
+                    "SELECT status, headers, body, etag FROM pages WHERE key = ?", ("\0".join(key),)
+                ).fetchone()
+            except sqlite3.OperationalError:  # busy a moment: a miss
+                return None
+            except sqlite3.Error as exc:
+                self._give_up(exc)
+                return None
+        if row is None:
+            return None
+        status, headers, body, etag = row
+        pairs = tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in json.loads(headers))
+        return Entry(int(status), pairs, bytes(body), bytes(etag))
+
+    def put(self, key: Key, entry: Entry) -> None:
+        """Share ``entry`` (by the writing thread; dropped when it has too many waiting)."""
+        if self._writer is not None and self._reader is not None:  # (None: given up)
+            with contextlib.suppress(queue.Full):
+                self._writes.put_nowait((key, entry))
+
+    def _write(self, connection: sqlite3.Connection, size: int) -> None:
+        while (item := self._writes.get()) is not None:
+            key, entry = item
+            try:
+                if size + len(entry.body) <= self.max_bytes:
+                    headers = json.dumps([(k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.headers])
+                    done = connection.execute(
+                        "INSERT OR IGNORE INTO pages VALUES (?, ?, ?, ?, ?)",
+                        ("\0".join(key), entry.status, headers, entry.body, entry.etag),
+                    )
+                    size += len(entry.body) if done.rowcount else 0
+            except sqlite3.OperationalError:  # another process held the file too long: not shared
+                pass
+            except sqlite3.Error as exc:
+                self._give_up(exc)
+                break
+            finally:
+                self._writes.task_done()
+        with contextlib.suppress(sqlite3.Error):
+            connection.close()
+
+    def flush(self) -> None:
+        """Wait until the pages given so far are written (or dropped)."""
+        if self._writer is not None and self._writer.is_alive():
+            self._writes.join()
+
+    def _give_up(self, exc: Exception) -> None:
+        log.warning("pages are not shared between the server's processes: %s", exc)
+        with self._lock:
+            if self._reader is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._reader.close()
+            self._reader = None
+
+    def close(self) -> None:
+        if self._writer is not None and self._writer.is_alive():
+            self._writes.put(None)
+            self._writer.join(timeout=5)
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+
+
+class Pages:
+    """The pages of one generation: a thread-safe LRU map bounded by the bytes of the bodies, in
+    front of the pages the server's processes share (``shared``), if any."""
+
+    def __init__(self, generation: str, max_bytes: int = MAX_BYTES, shared: Path | None = None) -> None:
         self.generation = generation
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[tuple[str, str, str], Entry] = OrderedDict()
+        self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self.shared = SharedPages(shared, generation) if shared is not None else None
 
-    def get(self, key: tuple[str, str, str]) -> Entry | None:
+    def get(self, key: Key) -> Entry | None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
                 self._entries.move_to_end(key)
-            return entry
+                return entry
+        if self.shared is None:
+            return None
+        entry = self.shared.get(key)
+        if entry is not None:
+            self._keep(key, entry)
+        return entry
 
-    def put(self, key: tuple[str, str, str], entry: Entry) -> None:
+    def put(self, key: Key, entry: Entry) -> None:
+        self._keep(key, entry)
+        if self.shared is not None:
+            self.shared.put(key, entry)
+
+    def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
+
+    def _keep(self, key: Key, entry: Entry) -> None:
         with self._lock:
             old = self._entries.pop(key, None)
             if old is not None:

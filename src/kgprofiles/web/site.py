@@ -71,6 +71,8 @@ class Snapshot:
         index = self.cache.get(SEARCH_INDEX)
         if index is not None:
             index.close()
+        if self.pages is not None:
+            self.pages.close()
         self.store.close()
 
 
@@ -83,6 +85,7 @@ class Site:
     allow_fetch: bool = False
     editor_dir: Path | None = None  # @triply/yasgui's build/ directory, when installed
     owns_store: bool = False
+    shared_pages: Path | None = None  # where the server's processes share pages (``web/cache.py``)
     _latest: Snapshot = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _looked_at: float = field(default=0.0, init=False)
@@ -112,7 +115,7 @@ class Site:
         engine = Engine(store, self.limits, self.allow_fetch, self.pool, graphs, prepare=self._index_generation)
         snapshot = Snapshot(store, views, engine, stable, link_target=os.readlink(link) if link else None)
         generation = generation_of(store)
-        snapshot.pages = Pages(generation) if generation is not None else None
+        snapshot.pages = Pages(generation, shared=self.shared_pages) if generation is not None else None
         snapshot.warming = views.warm() if stable else None
         return snapshot
 
