@@ -330,3 +330,23 @@ def test_workers_killed_while_sending_a_result_do_not_leave_the_pool_hanging() -
     assert not manager.is_alive()
     with pytest.raises(BrokenProcessPool):
         future.result(timeout=5)
+
+
+def test_a_resource_rdf_xml_cannot_write_has_no_rdf_file_and_no_link_to_one(
+    seed_store_factory, settings: Settings, tmp_path: Path
+) -> None:
+    """A property whose IRI does not end in an XML name (``…/p/``) cannot be written as RDF/XML:
+    that person's page offers the other forms only, and everyone else's keep theirs."""
+    import pyoxigraph as ox
+
+    from kgprofiles.vocab import file_graph_iri
+
+    store = seed_store_factory()
+    person = ox.NamedNode("https://w3id.org/kgprofiles/id/person/horace-he")
+    graph = ox.NamedNode(file_graph_iri("people/horace-he.ttl"))
+    store.store.add(ox.Quad(person, ox.NamedNode("http://example.org/p/"), ox.Literal("x"), graph))
+    build_site(settings, store, tmp_path / "out")
+    person_dir = tmp_path / "out" / "id" / "person"
+    assert not (person_dir / "horace-he.rdf").exists() and (person_dir / "horace-he.ttl").exists()
+    assert "horace-he.rdf" not in (person_dir / "horace-he" / "index.html").read_text(encoding="utf-8")
+    assert (person_dir / "jane-xu.rdf").exists()

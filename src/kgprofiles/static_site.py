@@ -54,7 +54,7 @@ import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import InputError, StoreError
-from kgprofiles.export import MEDIA_TYPES, export_store_to, rdfxml_problem, serialize_triples, to_rdfxml
+from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, serialize_triples, to_rdfxml
 from kgprofiles.profile_shelf import ProfileShelf
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
@@ -222,9 +222,10 @@ class _Renderer:
         written, bodies = [], dict[str, bytes]()
         for suffix, fmt in DATA_FORMS.items():
             if fmt == "rdf":
-                if rdfxml_problem(triples) is not None:
+                try:
+                    body = to_rdfxml(triples)
+                except NotRepresentable:  # (offered only where the data allows it)
                     continue
-                body = to_rdfxml(triples)
             elif fmt == "nq" and "nt" in bodies:  # one graph's N-Quads are its N-Triples
                 body = bodies["nt"]
             else:
