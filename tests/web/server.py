@@ -10,6 +10,8 @@ from contextlib import contextmanager
 
 import uvicorn
 
+from kgprofiles.web.http_limits import server_config
+
 STARTUP_TIMEOUT_S = 20.0
 
 
@@ -21,7 +23,7 @@ def serving(app: object) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    server = uvicorn.Server(server_config(app))  # (as `kgprofiles serve` runs it)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP_TIMEOUT_S

@@ -113,7 +113,7 @@ def serve(
 
     from kgprofiles.store import open_store
     from kgprofiles.web.app import create_app
-    from kgprofiles.web.http_limits import BoundedHead
+    from kgprofiles.web.http_limits import server_config
 
     # a server stops on SIGTERM the way uvicorn and supervise() see to, not as an interrupted
     # write (boundary.Terminated: "nothing was published", exit 143): as before, by the signal
@@ -157,8 +157,7 @@ def serve(
             typer.echo("hint: SERVICE and LOAD are still refused by reading each query first", err=True)
         if listen_fd is None:
             _say_serving(settings, url, host, write_token)
-        config = uvicorn.Config(app, http=BoundedHead, log_level="warning", access_log=False, lifespan="on")
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(server_config(app)).run(sockets=[sock])
     finally:
         sock.close()
         target.close()

@@ -8,15 +8,33 @@ pure-Python parser (h11, 16 KB), which costs about a third more CPU a request. `
 is uvicorn's httptools protocol with a limit: past ``MAX_HEAD_BYTES`` received before a
 request's header fields are complete, the client gets ``431 Request Header Fields Too Large``
 and the connection is closed, before more is read.
+
+Nor did anything limit the time a head may take: a connection that sent nothing, or half a head,
+stayed open (still open after 20 s, measured; uvicorn times out only the idle time between two
+requests), and enough of them take every connection the process may have. A head now has
+``HEAD_TIMEOUT_S`` from the connection (or the first byte of the next request on it) to be
+complete, else ``408 Request Timeout`` and the connection is closed.
 """
 
 from __future__ import annotations
 
+import asyncio
+
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 #: Bytes of request line and header fields a request may have (a SPARQL query sent by GET fits
 #: in it up to about 60 KB; longer ones are sent by POST, up to 10 MiB).
 MAX_HEAD_BYTES = 64 * 1024
+#: Seconds a request's head may take to arrive whole.
+HEAD_TIMEOUT_S = 30.0
+_LATE = b"The request's line and header fields did not arrive in time.\n"
+_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\n"
+    b"content-type: text/plain; charset=utf-8\r\n"
+    b"content-length: " + str(len(_LATE)).encode() + b"\r\n"
+    b"connection: close\r\n\r\n" + _LATE
+)
 _MESSAGE = f"The request's line and header fields are larger than {MAX_HEAD_BYTES // 1024} KiB.\n".encode()
 _REFUSAL = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
@@ -29,11 +47,21 @@ _REFUSAL = (
 class BoundedHead(HttpToolsProtocol):
     """uvicorn's httptools protocol, refusing a request whose head is larger than
     ``MAX_HEAD_BYTES`` (counted over what is received while a head is being read: at most one
-    read more for requests sent one after another on a connection)."""
+    read more for requests sent one after another on a connection) or takes longer than
+    ``HEAD_TIMEOUT_S`` to arrive."""
 
     _in_head = True  # (a connection begins with a request's head)
     _head_bytes = 0
     _refused = False
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._time_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._untime_head()
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -49,8 +77,32 @@ class BoundedHead(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self._in_head = True
+        if not self._in_head:  # (the next request on the connection: its own time)
+            self._in_head = True
+            self._time_head()
 
     def on_headers_complete(self) -> None:
         self._in_head, self._head_bytes = False, 0
+        self._untime_head()
         super().on_headers_complete()
+
+    def _time_head(self) -> None:
+        self._untime_head()
+        self._head_timer = self.loop.call_later(HEAD_TIMEOUT_S, self._too_late)
+
+    def _untime_head(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _too_late(self) -> None:
+        self._head_timer = None
+        if self._in_head and not self.transport.is_closing():
+            self._refused = True
+            self.transport.write(_TIMEOUT)
+            self.transport.close()
+
+
+def server_config(app: object) -> uvicorn.Config:
+    """How ``kgprofiles serve`` runs ``app`` with uvicorn (the tests' servers too)."""
+    return uvicorn.Config(app, http=BoundedHead, log_level="warning", access_log=False, lifespan="on")  # type: ignore[arg-type]
