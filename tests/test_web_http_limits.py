@@ -1,10 +1,12 @@
-"""The limits on a request's head (``web/http_limits.py``), on a real uvicorn server configured as
-``kgprofiles serve`` configures it: a head that takes too long gets 408 and the connection is
-closed; one that arrives in time, even slowly, is answered. (Its size limit, on ``kgprofiles
-serve`` itself: tests/test_web_serve_cli.py.)"""
+"""The limits on a request's head (``web/http_limits.py``) and body (``web/protocol.py``), on a
+real uvicorn server configured as ``kgprofiles serve`` configures it: a head too large gets 431,
+one that takes too long 408, and the connection is closed before more is read; a body larger
+than 10 MiB gets 413 as soon as it passes that (a chunked one too), one that takes too long 408.
+What arrives in time and within the limits, even slowly or in one large write, is answered."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Iterator
@@ -12,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from kgprofiles.config import Settings
-from kgprofiles.web import create_app, http_limits
+from kgprofiles.web import create_app, http_limits, protocol
 from web.server import serving
 
 LIMIT_S = 0.6
@@ -21,6 +23,7 @@ LIMIT_S = 0.6
 @pytest.fixture
 def port(seed_store, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     monkeypatch.setattr(http_limits, "HEAD_TIMEOUT_S", LIMIT_S)
+    monkeypatch.setattr(protocol, "BODY_TIMEOUT_S", LIMIT_S)
     with serving(create_app(settings, seed_store)) as url:
         yield int(url.rsplit(":", 1)[1])
 
@@ -64,3 +67,56 @@ def test_the_next_request_on_a_connection_has_its_own_time(port: int) -> None:
         rest = answer(sock)
     assert first.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b"HTTP/1.1 408 Request Timeout\r\n" in rest
+
+
+HEAD = b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "repeated", "end"),
+    [
+        (b"GET / HTTP/1.1\r\nHost: x\r\n", b"X-%d: " + b"a" * 1000 + b"\r\n", b"\r\n"),  # many fields
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: ", b"a" * 1000, b"\r\n\r\n"),  # one long field
+        (b"GET /?q=", b"a" * 1000, b" HTTP/1.1\r\nHost: x\r\n\r\n"),  # a long request line
+    ],
+    ids=["many fields", "one long field", "a long request line"],
+)
+def test_a_head_past_64_kib_gets_431_before_the_rest_is_read(
+    port: int, start: bytes, repeated: bytes, end: bytes
+) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(start)
+        sent = 0
+        with contextlib.suppress(OSError):  # (closed by the server while this still sends)
+            for i in range(20_000):  # 20 MB, if it were all read
+                sock.sendall(repeated.replace(b"%d", str(i).encode()))
+                sent += 1
+            sock.sendall(end)
+        got = answer(sock)
+    assert got.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n") and sent < 20_000
+
+
+def test_a_large_body_sent_with_its_head_in_one_write_is_not_taken_for_a_large_head(port: int) -> None:
+    body = b"ASK {} #" + b"-" * 300_000 + b"\n"
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(HEAD + b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        got = answer(sock)
+    assert got.startswith(b"HTTP/1.1 200 OK\r\n") and got.endswith(b'"boolean": true}')
+
+
+def test_a_chunked_body_past_10_mib_gets_413_once_it_passes(port: int) -> None:
+    chunk = b"%x\r\n" % (1 << 20) + b"#" * (1 << 20) + b"\r\n"
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(HEAD + b"Transfer-Encoding: chunked\r\n\r\n")
+        for _ in range(11):  # (no length said beforehand)
+            sock.sendall(chunk)
+        sock.settimeout(10)
+        got = sock.recv(200)
+    assert got.startswith(b"HTTP/1.1 413 "), got
+
+
+def test_a_body_that_does_not_arrive_in_time_gets_408(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(HEAD + b"Content-Length: 100\r\n\r\nASK {")  # 5 bytes of 100
+        got = answer(sock)
+    assert got.startswith(b"HTTP/1.1 408 Request Timeout\r\n") and b"the body did not arrive" in got

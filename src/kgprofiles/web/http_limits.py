@@ -5,9 +5,9 @@ uvicorn parses HTTP with httptools, which keeps whatever head a client sends: on
 200 MB of header fields was read whole (the server grew by 213 MB, and answered 200), so a few
 such connections would exhaust the machine's memory. uvicorn's own limit applies only to its
 pure-Python parser (h11, 16 KB), which costs about a third more CPU a request. ``BoundedHead``
-is uvicorn's httptools protocol with a limit: past ``MAX_HEAD_BYTES`` received before a
-request's header fields are complete, the client gets ``431 Request Header Fields Too Large``
-and the connection is closed, before more is read.
+is uvicorn's httptools protocol with a limit: past ``MAX_HEAD_BYTES`` of request line and header
+fields, the client gets ``431 Request Header Fields Too Large`` and the connection is closed,
+before more is read (a body is not counted: a large POST is the endpoint's to judge).
 
 Nor did anything limit the time a head may take: a connection that sent nothing, or half a head,
 stayed open (still open after 20 s, measured; uvicorn times out only the idle time between two
@@ -45,14 +45,14 @@ _REFUSAL = (
 
 
 class BoundedHead(HttpToolsProtocol):
-    """uvicorn's httptools protocol, refusing a request whose head is larger than
-    ``MAX_HEAD_BYTES`` (counted over what is received while a head is being read: at most one
-    read more for requests sent one after another on a connection) or takes longer than
-    ``HEAD_TIMEOUT_S`` to arrive."""
+    """uvicorn's httptools protocol, refusing a request whose line and header fields are larger
+    than ``MAX_HEAD_BYTES`` (counted as the parser hands them over, the body never) or take
+    longer than ``HEAD_TIMEOUT_S`` to arrive."""
 
     _in_head = True  # (a connection begins with a request's head)
-    _head_bytes = 0
-    _refused = False
+    _head_bytes = 0  # of the line and fields the parser handed over
+    _received = 0  # bytes received while a head was being read (a field the parser still holds)
+    _too_large = False
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -64,25 +64,45 @@ class BoundedHead(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
-            return
         if self._in_head:
-            self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD_BYTES:
-                self._refused = True
-                self.transport.write(_REFUSAL)
-                self.transport.close()
-                return
+            self._received += len(data)
         super().data_received(data)
+        # One field longer than the limit is held by the parser until it ends: refused once
+        # that much arrived without a complete head (at most one read of the socket more).
+        if self._in_head and self._received > MAX_HEAD_BYTES and not self.transport.is_closing():
+            self._too_large = True
+            self.send_400_response("")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self._head_bytes = 0
         if not self._in_head:  # (the next request on the connection: its own time)
             self._in_head = True
             self._time_head()
 
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value))
+        super().on_header(name, value)
+
+    def _count(self, size: int) -> None:
+        self._head_bytes += size
+        if self._head_bytes > MAX_HEAD_BYTES:
+            self._too_large = True
+            raise ValueError("the head is too large")  # (stops the parser: uvicorn answers 400, see below)
+
+    def send_400_response(self, msg: str) -> None:
+        if self._too_large:
+            self.transport.write(_REFUSAL)
+            self.transport.close()
+        else:
+            super().send_400_response(msg)
+
     def on_headers_complete(self) -> None:
-        self._in_head, self._head_bytes = False, 0
+        self._in_head, self._received = False, 0
         self._untime_head()
         super().on_headers_complete()
 
@@ -98,7 +118,6 @@ class BoundedHead(HttpToolsProtocol):
     def _too_late(self) -> None:
         self._head_timer = None
         if self._in_head and not self.transport.is_closing():
-            self._refused = True
             self.transport.write(_TIMEOUT)
             self.transport.close()
 

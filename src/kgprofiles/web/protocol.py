@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
+import anyio
 import pyoxigraph as ox
 from starlette.requests import Request
 
@@ -24,6 +25,8 @@ FORM = "application/x-www-form-urlencoded"
 QUERY = "application/sparql-query"
 UPDATE = "application/sparql-update"
 MAX_BODY = 10 * 1024 * 1024
+#: Seconds a request's body may take to arrive whole.
+BODY_TIMEOUT_S = 60.0
 
 
 class ProtocolError(Exception):
@@ -99,13 +102,22 @@ def _dataset(params: list[tuple[str, str]], kind: str) -> Dataset:
 
 
 async def _body(request: Request) -> bytes:
+    """The request's body, read as it comes: refused once it passes ``MAX_BODY`` (a chunked body
+    says no length beforehand) or takes longer than ``BODY_TIMEOUT_S`` to arrive."""
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_BODY:
         raise ProtocolError(413, f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB")
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise ProtocolError(413, f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB")
-    return body
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(BODY_TIMEOUT_S) as waited:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise ProtocolError(413, f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB")
+            chunks.append(chunk)
+    if waited.cancelled_caught:
+        raise ProtocolError(408, f"the body did not arrive within {BODY_TIMEOUT_S:.0f} s")
+    return b"".join(chunks)
 
 
 async def read_operation(request: Request) -> Operation | None:
