@@ -114,6 +114,28 @@ def test_the_async_path_reads_an_answer_longer_than_the_pipe_holds(
     assert before <= set(pool.pids())  # no worker was taken for dead (and killed)
 
 
+@pytest.mark.parametrize(
+    ("text", "media"),
+    [
+        ("SELECT * { ?s ?p ?o }", (("select", "application/sparql-results+json"),)),  # written by pyoxigraph
+        ("SELECT * { ?s ?p ?o }", ()),  # rows for the caller
+        ("CONSTRUCT WHERE { ?s ?p ?o }", (("graph", "application/n-triples"),)),
+        ("CONSTRUCT WHERE { ?s ?p ?o }", ()),
+    ],
+    ids=["select serialised", "select rows", "construct serialised", "construct triples"],
+)
+def test_an_answer_past_its_size_limit_is_refused_in_the_worker(
+    pool: QueryPool, seed_store_dir: Path, text: str, media: tuple[tuple[str, str], ...]
+) -> None:
+    """A few rows of long values can make an answer of hundreds of megabytes (measured: 290 MB
+    from 400 rows built with CONCAT took the server to 670 MB): the worker refuses to send one
+    past ``max_bytes``. Under it, the same answer comes back."""
+    with pytest.raises(LimitHit, match="size limit hit: the answer is larger than 10,000 bytes") as hit:
+        pool.run(job(seed_store_dir, text, media_types=media, max_bytes=10_000), 10)
+    assert hit.value.which == "size"
+    assert pool.run(job(seed_store_dir, text, media_types=media, max_bytes=100_000_000), 10)
+
+
 def test_a_query_over_the_memory_cap_fails_cleanly(seed_store_dir: Path) -> None:
     with QueryPool(workers=1, queue=0, memory_mb=700) as small:
         small.start()
@@ -281,7 +303,8 @@ def test_the_limits_come_from_kgprofiles_toml(tmp_path: Path, disk_seed_store: O
     from kgprofiles.web import create_app
 
     (tmp_path / "kgprofiles.toml").write_text(
-        "[kgprofiles]\nquery_workers = 1\nquery_queue = 0\nquery_memory_mb = 1024\nquery_max_depth = 16\n",
+        "[kgprofiles]\nquery_workers = 1\nquery_queue = 0\nquery_memory_mb = 1024\nquery_max_depth = 16\n"
+        "query_max_answer_mb = 3\n",
         encoding="utf-8",
     )
     settings = load_settings(tmp_path)
@@ -294,6 +317,7 @@ def test_the_limits_come_from_kgprofiles_toml(tmp_path: Path, disk_seed_store: O
     site = create_app(settings, disk_seed_store).state.site
     try:
         assert site.pool is not None and (site.pool.workers, site.pool.queue, site.pool.memory_mb) == (1, 0, 1024)
+        assert site.limits.max_bytes == 3 * 1024 * 1024
         with pytest.raises(QueryError, match="at most 16 are allowed"):
             site.engine.query("SELECT * WHERE " + "{" * 17 + "}" * 17)
     finally:
@@ -301,7 +325,14 @@ def test_the_limits_come_from_kgprofiles_toml(tmp_path: Path, disk_seed_store: O
 
 
 @pytest.mark.parametrize(
-    "line", ["query_workers = 0", "query_queue = -1", "query_memory_mb = 'lots'", "query_max_depth = true"]
+    "line",
+    [
+        "query_workers = 0",
+        "query_queue = -1",
+        "query_memory_mb = 'lots'",
+        "query_max_depth = true",
+        "query_max_answer_mb = 0",
+    ],
 )
 def test_a_bad_limit_in_kgprofiles_toml_is_an_input_error(tmp_path: Path, line: str) -> None:
     from kgprofiles.config import load_settings

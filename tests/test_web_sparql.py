@@ -187,6 +187,28 @@ def test_the_row_limit_says_it_was_hit(settings: Settings, disk_seed_store: Oxig
         assert triples.status_code == 422
 
 
+#: 200 rows of about 13 KB each, made by the query (CONCAT doubling a subject's IRI eight times).
+LONG_VALUES = (
+    "SELECT ?x8 WHERE { ?s ?p ?o BIND (STR(?s) AS ?x0) "
+    + " ".join(f"BIND (CONCAT(?x{i}, ?x{i}) AS ?x{i + 1})" for i in range(8))
+    + " } LIMIT 200"
+)
+
+
+@pytest.mark.parametrize("accept", ["application/sparql-results+json", "text/csv", "text/html"])
+def test_the_size_limit_says_it_was_hit(settings: Settings, disk_seed_store: OxigraphStore, accept: str) -> None:
+    """``query_max_answer_mb`` (here 1): a few rows of long values the query makes are refused,
+    whatever the format asked for, before the server holds them; smaller answers pass."""
+    small = settings.with_overrides(query_max_answer_mb=1)
+    with serving(create_app(small, disk_seed_store)) as url:
+        too_large = httpx.get(f"{url}/sparql", params={"query": LONG_VALUES}, headers={"Accept": accept})
+        assert too_large.status_code == 422, too_large.text[:300]
+        assert too_large.headers["x-kgprofiles-limit"] == "size" and "retry-after" not in too_large.headers
+        assert "size limit hit: the answer is larger than 1 MiB" in too_large.text
+        fewer = httpx.get(f"{url}/sparql", params={"query": LONG_VALUES.replace("LIMIT 200", "LIMIT 20")})
+        assert fewer.status_code == 200 and len(fewer.json()["results"]["bindings"]) == 20
+
+
 @pytest.mark.parametrize(
     "query",
     [

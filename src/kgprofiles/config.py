@@ -127,6 +127,7 @@ class Settings:
     query_queue: int = 8  # queries that may wait for a worker; more are refused (503)
     query_memory_mb: int = 2048  # address space of a query worker
     query_max_depth: int = 128  # how deeply brackets may nest in a query
+    query_max_answer_mb: int = 256  # the largest answer a served query may send
     related_weights: dict[str, float] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     base_iri: str | None = None  # where the project mints IRIs; None: vocab.DEFAULT_BASE_IRI
@@ -136,7 +137,7 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
 
-_QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth")
+_QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth", "query_max_answer_mb")
 
 
 def _query_limits(table: dict[str, object]) -> dict[str, int]:

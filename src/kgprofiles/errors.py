@@ -61,7 +61,8 @@ class Forbidden(QueryError):
 
 
 class LimitHit(KgError):
-    """A query ran into a limit: ``which`` is "time", "rows", "memory" or "busy" (no worker free)."""
+    """A query ran into a limit: ``which`` is "time", "rows", "size" (of the answer), "memory" or
+    "busy" (no worker free)."""
 
     kind = "limit"
 

@@ -46,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -91,6 +91,10 @@ class QueryJob:
     named_graphs: tuple[str, ...] = ()
     max_rows: int | None = None
     media_types: tuple[tuple[str, str], ...] = ()
+    #: The most bytes the answer may take (serialised, or the rows' values), None for no limit: a
+    #: few rows of long values built by the query (CONCAT, REPLACE) can make an answer of hundreds
+    #: of megabytes, which the server, not the worker, would hold and send.
+    max_bytes: int | None = None
     #: The project's base IRI where the job was made: a worker resolves ``person:`` and the other
     #: project prefixes under it (workers start from a forkserver that never read the project).
     project_base: str = field(default_factory=lambda: ids().base)
@@ -121,6 +125,15 @@ def row_limit_hit(max_rows: int) -> LimitHit:
         "rows",
         f"row limit hit: the result has more than {max_rows} rows",
         "add LIMIT (and OFFSET to page through), or use the whole-graph downloads at /downloads",
+    )
+
+
+def size_limit_hit(max_bytes: int) -> LimitHit:
+    return LimitHit(
+        "size",
+        "size limit hit: the answer is larger than "
+        + (f"{max_bytes // 2**20} MiB" if max_bytes % 2**20 == 0 else f"{max_bytes:,} bytes"),
+        "ask for fewer rows (LIMIT) or shorter values, or use the whole-graph downloads at /downloads",
     )
 
 
@@ -162,9 +175,15 @@ def execute(store: ox.Store, job: QueryJob) -> Answer:
         if body is None:
             assert job.max_rows is not None
             raise row_limit_hit(job.max_rows)
-        return Serialised(body, content_type(media_format(media_type)))
-    result = _read(raw, job.max_rows)
-    return result if media_type is None else Serialised(*serialize(result, media_type))
+        return _sized(Serialised(body, content_type(media_format(media_type))), job.max_bytes)
+    result = _read(raw, job.max_rows, job.max_bytes)
+    return result if media_type is None else _sized(Serialised(*serialize(result, media_type)), job.max_bytes)
+
+
+def _sized(answer: Serialised, max_bytes: int | None) -> Serialised:
+    if max_bytes is not None and len(answer.body) > max_bytes:
+        raise size_limit_hit(max_bytes)
+    return answer
 
 
 _KINDS = {ox.QuerySolutions: "select", ox.QueryBoolean: "boolean", ox.QueryTriples: "graph"}
@@ -175,20 +194,29 @@ def _solutions(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> ox
     return raw
 
 
-def _read(raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int | None) -> QueryResult:
+def _read(
+    raw: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, max_rows: int | None, max_bytes: int | None
+) -> QueryResult:
     if isinstance(raw, ox.QueryBoolean):
         return bool(raw)
     if isinstance(raw, ox.QueryTriples):
-        return _bounded(raw, max_rows)
+        return _bounded(raw, max_rows, max_bytes, lambda t: len(t.subject.value) + len(t.object.value))
     names = tuple(v.value for v in raw.variables)
-    return SelectResult(names, tuple(_bounded(solution_rows(raw, names), max_rows)))
+    rows = _bounded(solution_rows(raw, names), max_rows, max_bytes, lambda row: sum(len(t.value) for t in row.values()))
+    return SelectResult(names, tuple(rows))
 
 
-def _bounded(items: Iterable[T], max_rows: int | None) -> list[T]:
+def _bounded(items: Iterable[T], max_rows: int | None, max_bytes: int | None, size: Callable[[T], int]) -> list[T]:
+    """``items`` up to ``max_rows`` of them and ``max_bytes`` of their values (LimitHit past either)."""
     out: list[T] = []
+    total = 0
     for item in items:
         if max_rows is not None and len(out) >= max_rows:
             raise row_limit_hit(max_rows)
+        if max_bytes is not None:
+            total += size(item)
+            if total > max_bytes:
+                raise size_limit_hit(max_bytes)
         out.append(item)
     return out
 
@@ -218,8 +246,8 @@ def _outcome(reply: tuple[Any, ...], job: QueryJob, memory_mb: int | None) -> An
     _, kind, message, hint = reply
     if kind == "syntax":
         raise QueryError(job.sparql.locate(message))
-    if kind == "rows":
-        raise LimitHit("rows", message, hint)
+    if kind in ("rows", "size"):
+        raise LimitHit(kind, message, hint)
     if kind == "memory":
         raise memory_limit_hit(memory_mb, "ran out of memory")
     if kind == "store":

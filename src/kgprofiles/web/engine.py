@@ -59,12 +59,13 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Limits:
-    """How long a query may run, how many rows (or triples) it may return, and how deeply its
-    brackets may nest."""
+    """How long a query may run, how many rows (or triples) it may return, how deeply its
+    brackets may nest, and how many bytes its answer may take (None: no limit)."""
 
     timeout_s: float = 30.0
     max_rows: int = 100_000
     max_depth: int = MAX_DEPTH
+    max_bytes: int | None = None
 
 
 def check_update_dataset(text: str) -> None:
@@ -189,6 +190,7 @@ class Engine:
             default_graphs=dataset.default_graphs,
             named_graphs=dataset.named_graphs,
             max_rows=self.limits.max_rows,
+            max_bytes=self.limits.max_bytes,
             media_types=media_types,
         )
 

@@ -23,7 +23,7 @@ def status_of(error: KgError) -> int:
     if isinstance(error, Ambiguous):
         return 409
     if isinstance(error, LimitHit):
-        return 422 if error.which == "rows" else 503
+        return 422 if error.which in ("rows", "size") else 503
     if isinstance(error, Forbidden):
         return 403
     if isinstance(error, QueryError | InputError):
@@ -39,7 +39,7 @@ def headers_of(error: KgError) -> dict[str, str]:
     """Headers that say more than the status: which limit a query hit, and when to try again."""
     if not isinstance(error, LimitHit):
         return {}
-    if error.which == "rows":
+    if error.which in ("rows", "size"):  # (the same query would hit it again: no Retry-After)
         return {"X-Kgprofiles-Limit": error.which}
     return {"X-Kgprofiles-Limit": error.which, "Retry-After": str(error.retry_after_s or RETRY_AFTER_S)}
 
