@@ -264,8 +264,12 @@ def sparql_figures(servers: list[Server], cases: dict[str, list[str]], repeats: 
 # ------------------------------------------------------------------------------ pages
 
 
-def page_pass(server: Server, paths: list[str], seconds: float, clients: int, etags: dict[str, str] | None) -> Json:
-    """Pages a second while ``clients`` threads walk ``paths`` (each at most once) for ``seconds``."""
+def page_pass(
+    server: Server, paths: list[str], seconds: float, clients: int, etags: dict[str, str] | None, fresh: bool = False
+) -> Json:
+    """Pages a second while ``clients`` threads walk ``paths`` (each at most once) for ``seconds``;
+    each thread keeps one connection, or (``fresh``) makes a new one for every request: with
+    ``serve --workers N`` a kept connection stays with one process, a new one reaches any."""
     lock = threading.Lock()
     at = [0]
     done: list[tuple[str, int, str | None]] = []
@@ -281,7 +285,7 @@ def page_pass(server: Server, paths: list[str], seconds: float, clients: int, et
                         return
                     path = paths[at[0]]
                     at[0] += 1
-                status, _body, etag = server.get(path, "text/html", conn, (etags or {}).get(path))
+                status, _body, etag = server.get(path, "text/html", None if fresh else conn, (etags or {}).get(path))
                 if status not in (200, 304):
                     failures.append(f"{path}: {status}")
                 with lock:
@@ -320,9 +324,10 @@ def page_figures(server: Server, people: list[str], args: argparse.Namespace) ->
         server.get(path, "text/html")
     time.sleep(args.warmup_s)
     server.wait_idle()
-    first = page_pass(server, paths, args.seconds, args.clients, None)
-    again = page_pass(server, first["paths"], args.seconds, args.clients, None)
-    revalidated = page_pass(server, first["paths"], args.seconds, args.clients, first["etags"] or None)
+    fresh = args.fresh_connections
+    first = page_pass(server, paths, args.seconds, args.clients, None, fresh)
+    again = page_pass(server, first["paths"], args.seconds, args.clients, None, fresh)
+    revalidated = page_pass(server, first["paths"], args.seconds, args.clients, first["etags"] or None, fresh)
     out = {}
     for name, figures in (("first visit", first), ("again", again), ("again, If-None-Match", revalidated)):
         out[name] = {k: v for k, v in figures.items() if k not in ("etags", "paths")}
@@ -358,6 +363,12 @@ def main() -> None:
     parser.add_argument("--against", help="also serve this git revision's code (before/after)")
     parser.add_argument("--new-args", default="", help="extra `kgprofiles serve` options for this code")
     parser.add_argument("--new-path", default="", help="more import paths for this code's server (e.g. httptools)")
+    parser.add_argument("--old-args", default="", help="extra `kgprofiles serve` options for the --against code")
+    parser.add_argument(
+        "--fresh-connections",
+        action="store_true",
+        help="pages: a new connection for every request (with --workers, so that any process may answer)",
+    )
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4)
@@ -377,7 +388,8 @@ def main() -> None:
         new = kgprofiles_server("new", store, src, shlex.split(args.new_args), args.new_path)
         servers.append(new)
         if args.against:
-            servers.append(kgprofiles_server(f"old {args.against}", store, exported_src(args.against), []))
+            old = exported_src(args.against)
+            servers.append(kgprofiles_server(f"old {args.against}", store, old, shlex.split(args.old_args)))
         people, org = people_and_org(oxi)
         for server in servers:
             print(f"{server.name}: idle after {server.wait_idle():.0f} s", flush=True)
