@@ -151,6 +151,26 @@ def test_a_decimal_that_is_not_a_number_is_a_violation_not_a_crash(cli: Run, tmp
         assert sorted(found) == [("kgp:share", "MaxInclusive", 13), ("kgp:share", "MinExclusive", 13)]
 
 
+def test_a_literal_owl_rl_refuses_where_no_shape_looks_is_a_violation_too(cli: Run, tmp_path: Path) -> None:
+    """``build`` would refuse it (OWL RL: the data is inconsistent); ``validate`` says so first,
+    at the line of its subject, and does not repeat what a shape already says (a bad date)."""
+    fixture = (ROOT / "tests/shapes/award-receipt/bad-share-above-one.ttl").read_text(encoding="utf-8")
+    text = fixture.replace("kgp:share 1.5 ;", "kgp:share 0.5 ;").replace('"1903"^^xsd:gYear', '"1903-02-30"^^xsd:date')
+    xml = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#XMLLiteral>"
+    path = tmp_path / "receipt.ttl"
+    named = 'kgp:name "Example Person" ;'
+    path.write_text(text.replace(named, f'{named} kgp:altName "]]>"^^{xml} ;'))
+
+    result = cli("validate", str(path), "--format", "json")
+
+    assert result.exit_code == 1, result.output
+    results = json.loads(result.stdout)["results"]
+    found = {(r["focus"], r["path"], r["shape"], r["constraint"], r["line"]) for r in results}
+    assert ("person:example-person", "kgp:altName", "OWL RL", "Datatype", 25) in found
+    dates = [f for f in found if f[1] == "kgp:date"]
+    assert dates == [("claim:example-receipt", "kgp:date", "kgs:DateShape", "Or", 13)]
+
+
 ########################################################################### warnings
 
 

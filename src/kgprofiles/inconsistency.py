@@ -16,19 +16,20 @@ import pyoxigraph as ox
 
 from kgprofiles.config import SearchPath
 from kgprofiles.errors import ValidationFailed
+from kgprofiles.fast.linear import ill_typed
+from kgprofiles.fast.literals import rdflib_literal
 from kgprofiles.ingest import SourceFile
 from kgprofiles.queries import get_query
 from kgprofiles.store.base import Store
-from kgprofiles.validate import locate_subjects
+from kgprofiles.terms import to_rdflib
+from kgprofiles.validate import ValidationResult, compact, locate_subjects
 
 _LITERAL = re.compile(
     r"Lexical value of the literal '(?P<value>.*)' does not match its datatype \((?P<datatype>[^()]*)\)", re.S
 )
 _DISJOINT = re.compile(r"Disjoint classes \S+ and \S+ have a common individual (?P<node>.+)", re.S)
 
-_LITERAL_HINT = (
-    'write each literal as its datatype allows (xsd:date "2019-06-01"), or give it another datatype'
-)
+_LITERAL_HINT = 'write each literal as its datatype allows (xsd:date "2019-06-01"), or give it another datatype'
 _DISJOINT_HINT = "fix the data so no individual belongs to disjoint classes or breaks a property axiom"
 
 
@@ -73,3 +74,41 @@ def _subjects_stating(
 def _key(node: object) -> str:
     """A subject as ``locate_subjects`` names it (an IRI, or ``_:label``)."""
     return f"_:{node.value}" if isinstance(node, ox.BlankNode) else str(getattr(node, "value", node))
+
+
+def ill_typed_results(
+    files: Sequence[SourceFile], shown: set[str], reported: set[tuple[str, str | None]]
+) -> list[ValidationResult]:
+    """What ``build`` and ``load`` will refuse in ``files`` (those ``shown``) though no shape
+    looks at it: each literal its OWL RL datatype does not allow, as a violation at its subject's
+    line (``validate`` runs the shapes, not the inference). A (focus, path) already ``reported``
+    by the shapes is not reported again."""
+    located = locate_subjects(files)
+    results = []
+    for file in files:
+        if file.display not in shown:
+            continue
+        for triple in file.triples:
+            if not isinstance(triple.object, ox.Literal) or isinstance(triple.subject, ox.Triple):
+                continue
+            message = ill_typed(rdflib_literal(triple.object))
+            if message is None:
+                continue
+            focus, path = compact(to_rdflib(triple.subject)) or "", compact(to_rdflib(triple.predicate))
+            if (focus, path) in reported:
+                continue
+            place, line = located.get(_key(triple.subject), (file.display, None))
+            results.append(
+                ValidationResult(
+                    severity="violation",
+                    message=f"{message}: OWL RL finds the data inconsistent (build and load refuse it)",
+                    focus=focus,
+                    path=path,
+                    shape="OWL RL",
+                    constraint="Datatype",
+                    value=triple.object.value,
+                    file=place,
+                    line=line,
+                )
+            )
+    return results

@@ -19,7 +19,7 @@ from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.fast.literals import LiteralScanner
 from kgprofiles.fast.validation import RawTriples
-from kgprofiles.inconsistency import inconsistent
+from kgprofiles.inconsistency import ill_typed_results, inconsistent
 from kgprofiles.infer import closure
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
@@ -36,6 +36,7 @@ from kgprofiles.validate import (
     load_ontology,
     load_shapes,
     locate_subjects,
+    sort_results,
     validate_files,
     validate_graph,
 )
@@ -448,8 +449,10 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
             ).report
         finally:
             scratch.close()
-    results = tuple(r for r in report.results if r.file in shown)
-    return ValidationReport(results, tuple(sorted(shown)), report.report_graph)
+    results = [r for r in report.results if r.file in shown]
+    reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
+    results += ill_typed_results(files, shown, reported)
+    return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
 
 
 def load(

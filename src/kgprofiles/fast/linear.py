@@ -22,6 +22,7 @@ from typing import Protocol
 import pyoxigraph as ox
 from owlrl.DatatypeHandling import AltXSDToPYTHON
 from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions, OWL_RL_Datatypes
+from rdflib import Literal
 
 from kgprofiles.budget import Budget, paced
 from kgprofiles.fast.literals import LiteralScan, rdflib_form, rdflib_literal
@@ -423,14 +424,9 @@ class Closure:
                 continue
             used.add(nt(literal.datatype))
             used.update(nt(d) for d in OWL_Datatype_Subsumptions.get(literal.datatype, ()))
-            converter = AltXSDToPYTHON.get(literal.datatype, lambda v: v)
-            try:
-                converter(str(literal))
-            except ValueError:
-                # owlrl's message, word for word (it formats with %s: str() of the rdflib terms).
-                errors.append(
-                    f"Lexical value of the literal '{literal!s}' does not match its datatype ({literal.datatype!s})"
-                )
+            error = ill_typed(literal)
+            if error is not None:
+                errors.append(error)
         return errors, used
 
     def disjointness(self, used: set[str]) -> list[str]:
@@ -513,6 +509,19 @@ class Closure:
             self.sink.write(line)
             self.lines += 1
         return LinearResult(self.lines, tuple(sorted(set(errors))))
+
+
+def ill_typed(literal: Literal) -> str | None:
+    """owlrl's message (word for word: it formats with %s, str() of the rdflib terms) for a literal
+    of one of OWL RL's datatypes that the datatype does not allow (its dt-not-type rule); None
+    for any other literal."""
+    if literal.datatype is None or literal.datatype not in _OWL_RL_DATATYPES:
+        return None
+    try:
+        AltXSDToPYTHON.get(literal.datatype, lambda v: v)(str(literal))
+    except ValueError:
+        return f"Lexical value of the literal '{literal!s}' does not match its datatype ({literal.datatype!s})"
+    return None
 
 
 def _parse_literal(key: str) -> ox.Literal:
