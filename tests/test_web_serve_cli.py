@@ -107,6 +107,30 @@ def test_a_request_head_past_the_limit_is_refused_before_it_is_read_whole(served
     assert httpx.get(base + "/id/person/horace-he", timeout=10).status_code == 200
 
 
+def test_serve_raises_its_descriptor_limit(built_store: Path) -> None:
+    """Started with 256 open descriptors allowed (a client's 256 silent connections would shut
+    everyone else out), the server asks for 65,536 (or its hard limit, if lower)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(built_store), "--port", str(port)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # (the server says where it serves once it is set up)
+        line = next(x for x in Path(f"/proc/{process.pid}/limits").read_text().splitlines() if "open files" in x)
+        soft = line.split()[3]
+        assert soft == str(min(65536, hard) if hard != resource.RLIM_INFINITY else 65536), line
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
 def test_serve_says_when_the_port_is_taken() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -113,11 +113,12 @@ def serve(
 
     from kgprofiles.store import open_store
     from kgprofiles.web.app import create_app
-    from kgprofiles.web.http_limits import server_config
+    from kgprofiles.web.http_limits import raise_descriptor_limit, server_config
 
     # a server stops on SIGTERM the way uvicorn and supervise() see to, not as an interrupted
     # write (boundary.Terminated: "nothing was published", exit 143): as before, by the signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise_descriptor_limit()  # (each connection holds one while its request arrives)
     settings = store_settings(ctx, store, endpoint, server_kind)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
         raise InputError("--query-timeout and --max-rows must be positive")

@@ -9,6 +9,10 @@ is uvicorn's httptools protocol with a limit: past ``MAX_HEAD_BYTES`` of request
 fields, the client gets ``431 Request Header Fields Too Large`` and the connection is closed,
 before more is read (a body is not counted: a large POST is the endpoint's to judge).
 
+The process's descriptors are raised too (``raise_descriptor_limit``): a connection holds one
+while its head arrives, and with a common default of 1,024 a client keeping a thousand silent
+connections open would shut every other client out.
+
 Nor did anything limit the time a head may take: a connection that sent nothing, or half a head,
 stayed open (still open after 20 s, measured; uvicorn times out only the idle time between two
 requests), and enough of them take every connection the process may have. A head now has
@@ -19,6 +23,8 @@ complete, else ``408 Request Timeout`` and the connection is closed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import resource
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -120,6 +126,22 @@ class BoundedHead(HttpToolsProtocol):
         if self._in_head and not self.transport.is_closing():
             self.transport.write(_TIMEOUT)
             self.transport.close()
+
+
+#: Open descriptors ``serve`` asks for (never past the hard limit).
+WANTED_DESCRIPTORS = 65536
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft limit on open descriptors to ``WANTED_DESCRIPTORS`` (or the hard
+    limit, if lower) when it is below; the soft limit after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = WANTED_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(WANTED_DESCRIPTORS, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return soft
 
 
 def server_config(app: object) -> uvicorn.Config:
