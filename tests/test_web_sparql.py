@@ -5,6 +5,7 @@ The seed store is on disk, so queries run in the real query workers."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import threading
@@ -197,9 +198,10 @@ LONG_VALUES = (
 
 @pytest.mark.parametrize("accept", ["application/sparql-results+json", "text/csv", "text/html"])
 def test_the_size_limit_says_it_was_hit(settings: Settings, disk_seed_store: OxigraphStore, accept: str) -> None:
-    """``query_max_answer_mb`` (here 1): a few rows of long values the query makes are refused,
-    whatever the format asked for, before the server holds them; smaller answers pass."""
-    small = settings.with_overrides(query_max_answer_mb=1)
+    """``[kgprofiles.limits] max_answer_bytes`` (here 1 MiB): a few rows of long values the query
+    makes are refused, whatever the format asked for, before the server holds them; smaller
+    answers pass."""
+    small = settings.with_overrides(limits=dataclasses.replace(settings.limits, max_answer_bytes=2**20))
     with serving(create_app(small, disk_seed_store)) as url:
         too_large = httpx.get(f"{url}/sparql", params={"query": LONG_VALUES}, headers={"Accept": accept})
         assert too_large.status_code == 422, too_large.text[:300]

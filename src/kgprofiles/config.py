@@ -75,8 +75,9 @@ class Limits:
     produced more than ``inferred_triples_factor`` times the asserted triples (data and ontology);
     the engines that run in a child process (sh:sparql constraints, pyshacl, owlrl) get
     ``engine_memory_mb`` of address space. A literal in a data file may hold ``max_literal_bytes``
-    (UTF-8); an answer from a remote SPARQL server ``max_answer_bytes``. A JSON-LD export of the
-    whole graph is compacted in memory: it is made for graphs of up to ``jsonld_max_quads`` quads."""
+    (UTF-8); an answer ``max_answer_bytes``, from a remote SPARQL server or from ``serve``'s query
+    workers. A JSON-LD export of the whole graph is compacted in memory: it is made for graphs of
+    up to ``jsonld_max_quads`` quads."""
 
     engine_timeout_s: float = 600.0
     inferred_triples_factor: float = 10.0
@@ -127,7 +128,6 @@ class Settings:
     query_queue: int = 8  # queries that may wait for a worker; more are refused (503)
     query_memory_mb: int = 2048  # address space of a query worker
     query_max_depth: int = 128  # how deeply brackets may nest in a query
-    query_max_answer_mb: int = 256  # the largest answer a served query may send
     related_weights: dict[str, float] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
     base_iri: str | None = None  # where the project mints IRIs; None: vocab.DEFAULT_BASE_IRI
@@ -137,7 +137,7 @@ class Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
 
-_QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth", "query_max_answer_mb")
+_QUERY_LIMITS = ("query_workers", "query_queue", "query_memory_mb", "query_max_depth")
 
 
 def _query_limits(table: dict[str, object]) -> dict[str, int]:

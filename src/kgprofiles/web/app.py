@@ -71,7 +71,7 @@ def create_app(
         timeout_s=query_timeout if query_timeout is not None else settings.query_timeout_s,
         max_rows=max_rows if max_rows is not None else DEFAULT_MAX_ROWS,
         max_depth=settings.query_max_depth,
-        max_bytes=settings.query_max_answer_mb * 1024 * 1024,
+        max_bytes=settings.limits.max_answer_bytes,
     )
     site = Site(
         settings,
