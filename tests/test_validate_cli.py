@@ -307,6 +307,27 @@ def test_installed_command_reports_an_impossible_date_without_a_traceback(tmp_pa
     assert "Traceback" not in done.stderr and "Failed to convert" not in done.stderr, done.stderr
 
 
+def test_the_programs_log_lines_are_set_up_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """One line a record, ``kgprofiles: warning: …``, however often the program's app is called in
+    one process (each call sets the logging up)."""
+    import logging
+
+    from kgprofiles.cli.boundary import configure_logging
+
+    root = logging.getLogger()
+    before = list(root.handlers)
+    try:
+        configure_logging()
+        configure_logging()
+        added = [h for h in root.handlers if h not in before]
+        assert len(added) == 1
+        added[0].stream = sys.stderr  # (pytest's capture of this test)
+        logging.getLogger("kgprofiles.test").warning("a %s", "warning")
+        assert capsys.readouterr().err == "kgprofiles: warning: a warning\n"
+    finally:
+        root.handlers[:] = before
+
+
 def test_python_dash_m_validates_the_seed_data() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kgprofiles", "validate", "data/"],

@@ -58,9 +58,11 @@ def configure_logging() -> None:
     """How the program prints what is logged (warnings and errors, on stderr, one line each).
     rdflib's own warnings about literals it cannot convert (each with a traceback) are left out:
     the shapes report an ill-typed literal with its file, line and rule."""
+    root = logging.getLogger()
+    if any(isinstance(h.formatter, _OneLine) for h in root.handlers):
+        return  # (the program's app called again in one process)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine())
-    root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
     logging.getLogger("rdflib.term").setLevel(logging.ERROR)
