@@ -61,7 +61,7 @@ import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY, SearchPath, Settings
 from kgprofiles.errors import InputError, StoreError
-from kgprofiles.queries import get_query, select
+from kgprofiles.queries import get_query
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_rows, chunks
 from kgprofiles.store.generations import fsync_file
@@ -169,7 +169,7 @@ def documents(store: Store, queries_dir: Path | SearchPath) -> Iterator[Document
     """The index's documents, from ``queries/search-index.rq`` (flat rows, grouped here), in IRI
     order. Only people, organisations, topics and works are documents; a work without a short
     name is named by its title (its title is otherwise one of its other names)."""
-    return _grouped(select(store, queries_dir, "search-index"))
+    return _grouped(get_query(queries_dir, "search-index").rows(store))  # (streamed: 1.8 M rows at 100,000 people)
 
 
 def _grouped(rows: Iterable[dict[str, Term]]) -> Iterator[Document]:
