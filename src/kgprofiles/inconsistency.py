@@ -17,8 +17,8 @@ import pyoxigraph as ox
 from kgprofiles.config import SearchPath
 from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast.linear import ill_typed
-from kgprofiles.fast.literals import rdflib_literal
-from kgprofiles.ingest import SourceFile
+from kgprofiles.fast.literals import XSD_STRING, rdflib_literal
+from kgprofiles.ingest import SourceFile, subject_key
 from kgprofiles.queries import get_query
 from kgprofiles.store.base import Store
 from kgprofiles.terms import to_rdflib
@@ -64,40 +64,43 @@ def inconsistent(
 def _subjects_stating(
     literal: ox.Literal, files: Sequence[SourceFile], queries_dir: Path | SearchPath, store: Store | None
 ) -> list[str]:
-    found = [_key(t.subject) for f in files for t in f.triples if t.object == literal]
+    found = [subject_key(t.subject) for f in files for t in f.triples if t.object == literal]
     if not found and store is not None:
         rows = get_query(queries_dir, "literal-subjects").rows(store, {"value": literal})
-        found = [_key(row["subject"]) for row in rows]
-    return found
-
-
-def _key(node: object) -> str:
-    """A subject as ``locate_subjects`` names it (an IRI, or ``_:label``)."""
-    return f"_:{node.value}" if isinstance(node, ox.BlankNode) else str(getattr(node, "value", node))
+        found = [subject_key(row["subject"]) for row in rows]
+    return [key for key in found if key is not None]
 
 
 def ill_typed_results(
-    files: Sequence[SourceFile], shown: set[str], reported: set[tuple[str, str | None]]
+    files: Sequence[SourceFile],
+    shown: set[str],
+    reported: set[tuple[str, str | None]],
+    located: dict[str, tuple[str, int | None]],
 ) -> list[ValidationResult]:
     """What ``build`` and ``load`` will refuse in ``files`` (those ``shown``) though no shape
     looks at it: each literal its OWL RL datatype does not allow, as a violation at its subject's
-    line (``validate`` runs the shapes, not the inference). A (focus, path) already ``reported``
-    by the shapes is not reported again."""
-    located = locate_subjects(files)
+    line (``located``: ``locate_subjects(files)``; ``validate`` runs the shapes, not the
+    inference). A (focus, path) already ``reported`` by the shapes is not reported again."""
+    checked: dict[ox.Literal, str | None] = {}  # (each distinct literal checked once)
     results = []
     for file in files:
         if file.display not in shown:
             continue
         for triple in file.triples:
-            if not isinstance(triple.object, ox.Literal) or isinstance(triple.subject, ox.Triple):
+            value = triple.object
+            if not isinstance(value, ox.Literal) or isinstance(triple.subject, ox.Triple):
                 continue
-            message = ill_typed(rdflib_literal(triple.object))
+            if value.language or value.datatype.value == XSD_STRING:  # (owlrl takes them as they are)
+                continue
+            if value not in checked:
+                checked[value] = ill_typed(rdflib_literal(value))
+            message = checked[value]
             if message is None:
                 continue
             focus, path = compact(to_rdflib(triple.subject)) or "", compact(to_rdflib(triple.predicate))
             if (focus, path) in reported:
                 continue
-            place, line = located.get(_key(triple.subject), (file.display, None))
+            place, line = located.get(subject_key(triple.subject) or "", (file.display, None))
             results.append(
                 ValidationResult(
                     severity="violation",
@@ -106,7 +109,7 @@ def ill_typed_results(
                     path=path,
                     shape="OWL RL",
                     constraint="Datatype",
-                    value=triple.object.value,
+                    value=value.value,
                     file=place,
                     line=line,
                 )

@@ -248,7 +248,7 @@ def _locate_blank_nodes(triples: Sequence[ox.Triple], lines: dict[str, int]) -> 
     held: dict[str, list[str]] = {}
     for t in triples:
         if isinstance(t.object, ox.BlankNode):
-            held.setdefault(_key(t.subject), []).append("_:" + t.object.value)  # type: ignore[arg-type]
+            held.setdefault(subject_key(t.subject), []).append("_:" + t.object.value)  # type: ignore[arg-type]
     frontier = [holder for holder in held if holder in lines]
     while frontier:
         reached = []
@@ -260,7 +260,9 @@ def _locate_blank_nodes(triples: Sequence[ox.Triple], lines: dict[str, int]) -> 
         frontier = reached
 
 
-def _key(term: object) -> str | None:
+def subject_key(term: object) -> str | None:
+    """A subject as ``SourceFile.subject_lines`` names it: an IRI, or ``_:label`` (None for
+    anything else)."""
     if isinstance(term, ox.NamedNode):
         return term.value
     if isinstance(term, ox.BlankNode):

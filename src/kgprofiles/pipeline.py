@@ -426,6 +426,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     files = [_parse_one(path, settings) for path in [*named, *(p for p in rest if p.resolve() not in chosen)]]
     shown = {f.display for f in files[: len(named)]} if named else {f.display for f in files}
     budget = Budget.for_validation(settings.limits)
+    located = locate_subjects(files)
     if reference:
         report = validate_files(files, settings, data=union_graph(files), budget=budget)
     else:
@@ -441,7 +442,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
                 scratch,
                 load_shapes(settings.shapes_dir),
                 load_ontology(settings.ontology_dir),
-                locate=locate_subjects(files),
+                locate=located,
                 files=[f.display for f in files],
                 scan=scan_literals(raw),
                 raw=raw,
@@ -451,7 +452,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
             scratch.close()
     results = [r for r in report.results if r.file in shown]
     reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
-    results += ill_typed_results(files, shown, reported)
+    results += ill_typed_results(files, shown, reported, located)
     return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
 
 
