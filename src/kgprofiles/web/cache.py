@@ -73,6 +73,11 @@ class Entry:
 Key = tuple[str, str, str]  # path, query string, Accept header
 
 
+def _row_key(key: Key) -> str:
+    """A page's key as the shared file keeps it (a path, decoded, may hold any character)."""
+    return json.dumps(key)
+
+
 class SharedPages:
     """The pages of one generation in a SQLite file that the processes of one server share
     (``directory/<generation>.sqlite``). Reads are made where asked (a WAL file: a reader never
@@ -89,6 +94,7 @@ class SharedPages:
         self._writer: threading.Thread | None = None
         name = re.sub(r"[^A-Za-z0-9._-]", "_", generation)
         self.path = directory / f"{name}.sqlite"
+        writer: sqlite3.Connection | None = None
         try:
             writer = self._connect(timeout=WRITE_WAIT_S)
             writer.execute("PRAGMA journal_mode = WAL")
@@ -100,6 +106,8 @@ class SharedPages:
             found = writer.execute("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM pages").fetchone()
             self._reader = self._connect(timeout=0.05)
         except (sqlite3.Error, OSError) as exc:
+            if writer is not None:
+                writer.close()
             self._give_up(exc)
             return
         self._writer = threading.Thread(
@@ -120,7 +128,7 @@ class SharedPages:
                 return None
             try:
                 row = self._reader.execute(
-                    "SELECT status, headers, body, etag FROM pages WHERE key = ?", ("\0".join(key),)
+                    "SELECT status, headers, body, etag FROM pages WHERE key = ?", (_row_key(key),)
                 ).fetchone()
             except sqlite3.OperationalError:  # busy a moment: a miss
                 return None
@@ -147,7 +155,7 @@ class SharedPages:
                     headers = json.dumps([(k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.headers])
                     done = connection.execute(
                         "INSERT OR IGNORE INTO pages VALUES (?, ?, ?, ?, ?)",
-                        ("\0".join(key), entry.status, headers, entry.body, entry.etag),
+                        (_row_key(key), entry.status, headers, entry.body, entry.etag),
                     )
                     size += len(entry.body) if done.rowcount else 0
             except sqlite3.OperationalError:  # another process held the file too long: not shared
