@@ -152,23 +152,25 @@ def length(kind: str, limit: int) -> ValueTest:
 # ---------------------------------------------------------------- pyshacl's helpers, copied
 
 
+#: The Python value pyshacl's datatype check expects rdflib to make of a literal of each datatype.
+_VALUE_KINDS: dict[Node, type | tuple[type, ...]] = {
+    XSD.string: (str, bytes),
+    RDF.langString: (str, bytes),
+    XSD.integer: int,
+    XSD.float: float,
+    XSD.decimal: Decimal,
+    XSD.boolean: bool,
+    XSD.date: datetime.date,
+    XSD.time: datetime.time,
+    XSD.dateTime: datetime.datetime,
+}
+
+
 def actual_datatype_ok(v: Literal, dt: Node) -> bool:
     """pyshacl's ``DatatypeConstraintComponent._assert_actual_datatype``: whether the Python
     value rdflib made of the literal is of the kind its datatype promises (other datatypes pass)."""
-    value = v.value
-    if dt in (XSD.string, RDF.langString):
-        return isinstance(value, str | bytes)
-    kinds: dict[Node, type | tuple[type, ...]] = {
-        XSD.integer: int,
-        XSD.float: float,
-        XSD.decimal: Decimal,
-        XSD.boolean: bool,
-        XSD.date: datetime.date,
-        XSD.time: datetime.time,
-        XSD.dateTime: datetime.datetime,
-    }
-    kind = kinds.get(dt)
-    return True if kind is None else isinstance(value, kind)
+    kind = _VALUE_KINDS.get(dt)
+    return True if kind is None else isinstance(v.value, kind)
 
 
 def value_string(v: Node) -> str:
