@@ -120,3 +120,48 @@ def test_a_body_that_does_not_arrive_in_time_gets_408(port: int) -> None:
         sock.sendall(HEAD + b"Content-Length: 100\r\n\r\nASK {")  # 5 bytes of 100
         got = answer(sock)
     assert got.startswith(b"HTTP/1.1 408 Request Timeout\r\n") and b"the body did not arrive" in got
+
+
+@pytest.mark.parametrize(
+    ("host", "key"),
+    [
+        ("192.0.2.7", "192.0.2.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),  # (its holder has the whole /64)
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),  # (IPv4 on a dual-stack socket: as IPv4)
+        ("not an address", "not an address"),
+    ],
+)
+def test_connections_count_against_an_address_or_an_ipv6_network(host: str, key: str) -> None:
+    assert http_limits.client_key(host) == key
+
+
+@pytest.mark.parametrize("limit", [3, 0])
+def test_a_client_past_its_connections_gets_429_and_one_closed_makes_room(
+    seed_store, settings: Settings, limit: int
+) -> None:
+    with serving(create_app(settings, seed_store), connections_per_client=limit) as url:
+        port = int(url.rsplit(":", 1)[1])
+        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as fourth:
+                fourth.sendall(b"GET /api/prefixes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                got = answer(fourth)
+            if not limit:  # (no limit: answered)
+                assert got.startswith(b"HTTP/1.1 200 OK\r\n"), got[:80]
+                return
+            assert got.startswith(b"HTTP/1.1 429 Too Many Requests\r\n") and b"retry-after: 5" in got, got[:200]
+            held.pop().close()
+            deadline = time.monotonic() + 10
+            while True:  # (counted off once the server sees the close)
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as again:
+                    again.sendall(b"GET /api/prefixes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    got = answer(again)
+                if got.startswith(b"HTTP/1.1 200 OK\r\n") or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            assert got.startswith(b"HTTP/1.1 200 OK\r\n"), got[:80]
+        finally:
+            for sock in held:
+                sock.close()

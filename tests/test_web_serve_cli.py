@@ -107,6 +107,36 @@ def test_a_request_head_past_the_limit_is_refused_before_it_is_read_whole(served
     assert httpx.get(base + "/id/person/horace-he", timeout=10).status_code == 200
 
 
+def test_one_client_cannot_hold_every_connection(served: tuple[str, str]) -> None:
+    """One client (an address) may hold 256 connections at once (5,000 idle ones from one address
+    were all kept): the next gets 429 and is closed, while another address is still answered."""
+    from kgprofiles.web.http_limits import DEFAULT_CONNECTIONS_PER_CLIENT
+
+    base, _ = served
+    port = int(base.rsplit(":", 1)[1])
+    assert DEFAULT_CONNECTIONS_PER_CLIENT == 256  # (the --help's default)
+    held: list[socket.socket] = []
+    try:
+        for _ in range(DEFAULT_CONNECTIONS_PER_CLIENT):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        held[-1].sendall(b"GET /api/prefixes HTTP/1.1\r\nHost: x\r\n\r\n")  # (all of them accepted)
+        assert held[-1].recv(20).startswith(b"HTTP/1.1 200 OK")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as one_more:
+            refused = one_more.recv(200)
+        assert refused.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), refused
+        # another client (a loopback address of its own) is answered all the while
+        with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0)) as other:
+            other.sendall(b"GET /api/prefixes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert other.recv(20).startswith(b"HTTP/1.1 200 OK")
+    finally:
+        for sock in held:
+            sock.close()
+    deadline = time.monotonic() + 10  # (the server counts a connection off when it sees it closed)
+    while httpx.get(base + "/api/prefixes", timeout=10).status_code != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_serve_raises_its_descriptor_limit(built_store: Path) -> None:
     """Started with 256 open descriptors allowed (a client's 256 silent connections would shut
     everyone else out), the server asks for 65,536 (or its hard limit, if lower)."""

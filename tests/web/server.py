@@ -16,14 +16,15 @@ STARTUP_TIMEOUT_S = 20.0
 
 
 @contextmanager
-def serving(app: object) -> Iterator[str]:
-    """Serve ``app`` until the block ends; yields the base URL (``http://127.0.0.1:PORT``)."""
+def serving(app: object, **config: int) -> Iterator[str]:
+    """Serve ``app`` until the block ends; yields the base URL (``http://127.0.0.1:PORT``).
+    ``config``: ``server_config``'s options (as ``serve``'s command line sets them)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(server_config(app))  # (as `kgprofiles serve` runs it)
+    server = uvicorn.Server(server_config(app, **config))  # (as `kgprofiles serve` runs it)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + STARTUP_TIMEOUT_S

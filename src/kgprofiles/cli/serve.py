@@ -91,6 +91,15 @@ def serve(
             "--workers", min=1, help="Processes answering requests, each reading the store on its own (default 1)."
         ),
     ] = 1,
+    connections_per_client: Annotated[
+        int,
+        typer.Option(
+            "--connections-per-client",
+            min=0,
+            help="Connections one client (an IPv4 address, an IPv6 /64) may hold at once in each process; "
+            "more get 429. 0: no limit (behind a reverse proxy, which should limit them itself).",
+        ),
+    ] = 256,
     listen_fd: Annotated[int | None, typer.Option("--listen-fd", hidden=True)] = None,
     shared_pages: Annotated[Path | None, typer.Option("--shared-pages", hidden=True)] = None,
     cors: Annotated[
@@ -158,7 +167,7 @@ def serve(
             typer.echo("hint: SERVICE and LOAD are still refused by reading each query first", err=True)
         if listen_fd is None:
             _say_serving(settings, url, host, write_token)
-        uvicorn.Server(server_config(app)).run(sockets=[sock])
+        uvicorn.Server(server_config(app, connections_per_client=connections_per_client)).run(sockets=[sock])
     finally:
         sock.close()
         target.close()

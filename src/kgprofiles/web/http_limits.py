@@ -18,12 +18,19 @@ stayed open (still open after 20 s, measured; uvicorn times out only the idle ti
 requests), and enough of them take every connection the process may have. A head now has
 ``HEAD_TIMEOUT_S`` from the connection (or the first byte of the next request on it) to be
 complete, else ``408 Request Timeout`` and the connection is closed.
+
+And one client could hold every connection: 5,000 idle ones from one address were all kept. A
+client (an IPv4 address, or an IPv6 /64: one holder's network) may hold
+``DEFAULT_CONNECTIONS_PER_CLIENT`` connections at once in a process (``serve
+--connections-per-client``; 0 lifts it, for a reverse proxy through which every connection comes
+from one address); past it a connection gets ``429 Too Many Requests`` and is closed at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import resource
 
 import uvicorn
@@ -48,6 +55,33 @@ _REFUSAL = (
     b"content-length: " + str(len(_MESSAGE)).encode() + b"\r\n"
     b"connection: close\r\n\r\n" + _MESSAGE
 )
+#: Connections one client may hold at once in a process (a browser holds up to 6 to a host; a
+#: network behind one address, a few dozen browsers).
+DEFAULT_CONNECTIONS_PER_CLIENT = 256
+#: Seconds a refused connection is kept, half-closed, for its client to read the refusal.
+LINGER_S = 2.0
+_BUSY = b"This client holds too many connections to this server; close some and try again.\n"
+_TOO_MANY = (
+    b"HTTP/1.1 429 Too Many Requests\r\n"
+    b"content-type: text/plain; charset=utf-8\r\n"
+    b"retry-after: 5\r\n"
+    b"content-length: " + str(len(_BUSY)).encode() + b"\r\n"
+    b"connection: close\r\n\r\n" + _BUSY
+)
+
+
+def client_key(host: str) -> str:
+    """Whom a connection from ``host`` counts against: an IPv4 address itself, an IPv6 address
+    its /64 (one network's holder has all of its 2**64 addresses); anything else as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
 
 
 class BoundedHead(HttpToolsProtocol):
@@ -60,16 +94,61 @@ class BoundedHead(HttpToolsProtocol):
     _received = 0  # bytes received while a head was being read (a field the parser still holds)
     _too_large = False
     _head_timer: asyncio.TimerHandle | None = None
+    _counted_as: str | None = None  # the client this connection counts against
+    _refused = False  # (answered 429: what arrives is dropped)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if not self._admit():
+            self._refuse()
+            return
         self._time_head()
+
+    def _refuse(self) -> None:
+        """Answer 429 and close; what the client sent meanwhile is read and dropped for up to
+        ``LINGER_S`` (a socket closed with unread input is reset, and the reset can destroy the
+        answer before the client reads it)."""
+        self._refused = True
+        self.transport.write(_TOO_MANY)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+            self.loop.call_later(LINGER_S, self.transport.close)
+        else:
+            self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._untime_head()
+        if self._counted_as is not None:
+            held = self._held()
+            held[self._counted_as] -= 1
+            if not held[self._counted_as]:
+                del held[self._counted_as]
+            self._counted_as = None
         super().connection_lost(exc)
 
+    def _held(self) -> dict[str, int]:
+        """Connections each client holds, for this server (kept with its state)."""
+        held = getattr(self.server_state, "kgprofiles_held", None)
+        if held is None:
+            held = self.server_state.kgprofiles_held = {}  # type: ignore[attr-defined]
+        return held
+
+    def _admit(self) -> bool:
+        """Count this connection against its client, unless the client holds its limit already."""
+        limit = getattr(self.config, "connections_per_client", DEFAULT_CONNECTIONS_PER_CLIENT)
+        if not limit or self.client is None:
+            return True
+        key = client_key(self.client[0])
+        held = self._held()
+        if held.get(key, 0) >= limit:
+            return False
+        held[key] = held.get(key, 0) + 1
+        self._counted_as = key
+        return True
+
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
         if self._in_head:
             self._received += len(data)
         super().data_received(data)
@@ -144,6 +223,9 @@ def raise_descriptor_limit() -> int:
     return soft
 
 
-def server_config(app: object) -> uvicorn.Config:
-    """How ``kgprofiles serve`` runs ``app`` with uvicorn (the tests' servers too)."""
-    return uvicorn.Config(app, http=BoundedHead, log_level="warning", access_log=False, lifespan="on")  # type: ignore[arg-type]
+def server_config(app: object, *, connections_per_client: int = DEFAULT_CONNECTIONS_PER_CLIENT) -> uvicorn.Config:
+    """How ``kgprofiles serve`` runs ``app`` with uvicorn (the tests' servers too); a client may
+    hold ``connections_per_client`` connections at once (0: any number)."""
+    config = uvicorn.Config(app, http=BoundedHead, log_level="warning", access_log=False, lifespan="on")  # type: ignore[arg-type]
+    config.connections_per_client = connections_per_client  # type: ignore[attr-defined]  # (read by BoundedHead)
+    return config
