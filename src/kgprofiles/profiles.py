@@ -301,6 +301,10 @@ _V = TypeVar("_V")
 #: Profiles (and related lists) stable views keep: a person's page and its "Why?" pages, and the
 #: people those name, are rendered close together (``serve`` and ``site build``).
 RECENT_PROFILES = 256
+#: Named-query results stable views keep (a page asks a few of them twice: its box and its
+#: "Why?" evidence read the topics and the timeline its profile read) and the most rows one may
+#: have to be kept.
+RECENT_SELECTS, KEPT_ROWS = 64, 1000
 
 
 class _Recent(Generic[_V]):
@@ -319,12 +323,15 @@ class _Recent(Generic[_V]):
         self._values: OrderedDict[Hashable, _V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable, make: Callable[[], _V]) -> _V:
+    def get(self, key: Hashable, make: Callable[[], _V], keep: Callable[[_V], bool] | None = None) -> _V:
+        """The value kept for ``key``, else ``make()`` (kept unless ``keep`` says not)."""
         with self._lock:
             if key in self._values:
                 self._values.move_to_end(key)
                 return self._values[key]
         value = make()
+        if keep is not None and not keep(value):
+            return value
         with self._lock:
             self._values[key] = value
             while len(self._values) > self.size:
@@ -362,6 +369,7 @@ class Views:
         self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)  # without their related people
         self.shelf: ProfileShelf | None = None  # every profile made, for all processes of a site build
         self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
+        self._selected: _Recent[SelectResult] = _Recent(RECENT_SELECTS)
 
     @property
     def queries(self) -> dict[str, NamedQuery]:
@@ -371,7 +379,15 @@ class Views:
         return self._queries
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
-        return select_rows(self.store, named(self.queries, name), values)
+        """The rows of the named query ``name`` with its parameters bound to ``values`` (stable
+        views keep the last ``RECENT_SELECTS`` results of up to ``KEPT_ROWS`` rows)."""
+        if not self.stable:
+            return select_rows(self.store, named(self.queries, name), values)
+        return self._selected.get(
+            (name, *sorted(values.items())),
+            lambda: select_rows(self.store, named(self.queries, name), values),
+            keep=lambda result: len(result.rows) <= KEPT_ROWS,
+        )
 
     # -------------------------------------------------------------------- resolving names
 

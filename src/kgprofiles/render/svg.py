@@ -30,12 +30,20 @@ def _attribute(name: str) -> str:
 
 
 def attrs(**values: str | float | None) -> str:
-    """ ``name="value"`` pairs, escaped; ``None`` values left out; ``_`` in a name written ``-``."""
+    """``name="value"`` pairs, escaped; ``None`` values left out; ``_`` in a name written ``-``."""
     out = []
     for name, value in values.items():
         if value is None:
             continue
-        text = num(value) if isinstance(value, float | int) and not isinstance(value, bool) else esc(str(value))
+        kind = type(value)  # (the common kinds first, without isinstance's walk of a union)
+        if kind is float or kind is int:
+            text = num(value)  # type: ignore[arg-type]
+        elif kind is str:
+            text = value.translate(_ESCAPES)  # type: ignore[union-attr]
+        elif isinstance(value, float | int) and not isinstance(value, bool):
+            text = num(value)
+        else:
+            text = esc(str(value))
         out.append(f' {_attribute(name)}="{text}"')
     return "".join(out)
 
