@@ -182,3 +182,28 @@ def test_a_missing_query_is_named_not_a_key_error(synthetic_store: OxigraphStore
     queries = {k: v for k, v in load_queries(settings.queries_dir).items() if k != "related-index-titles"}
     with pytest.raises(QueryError, match="no named query 'related-index-titles'"):
         RelatedIndex(synthetic_store, queries)
+
+
+def test_a_person_page_over_stable_views_runs_each_named_query_once(
+    seed_store: OxigraphStore, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's box and the profile both read the person's topics and timeline: stable views
+    run each named query once for a page, and give the rows the query gives."""
+    import kgprofiles.profiles as profiles_module
+    from kgprofiles.web.pages import resource_page
+
+    ran: list[str] = []
+    real = profiles_module.select_rows
+    monkeypatch.setattr(profiles_module, "select_rows", lambda s, q, v: ran.append(q.name) or real(s, q, v))
+
+    class Site:
+        views = Views(seed_store, settings.queries_dir, stable=True)
+
+    horace = Site.views.resolve_person("horace-he")
+    ran.clear()
+    page = resource_page(Site, "person", horace.value)
+    assert "<h1>Horace He</h1>" in page and "person-topics" in ran and "person-timeline" in ran
+    assert sorted(ran) == sorted(set(ran)), [name for name in set(ran) if ran.count(name) > 1]
+    kept = Site.views.select("person-topics", person=horace)
+    assert kept is Site.views.select("person-topics", person=horace)
+    assert kept == Views(seed_store, settings.queries_dir).select("person-topics", person=horace)
