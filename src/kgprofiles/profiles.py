@@ -10,7 +10,7 @@ import logging
 import re
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
@@ -573,7 +573,10 @@ class Views:
         """The person's roles in ``person-roles`` order (by status, newest start first), except that
         roles without a start come newest evidence first (``person-role-evidence``), then by name."""
         rows = self.select("person-roles", person=person).rows
-        evidence_rows = self.select("person-role-evidence", person=person).rows
+        undated = Counter(r["status"].value for r in rows if "start" not in r)
+        # (the evidence orders undated roles of one status among themselves: read when two are)
+        needed = any(n > 1 for n in undated.values())
+        evidence_rows = self.select("person-role-evidence", person=person).rows if needed else ()
         evidence = {r["role"].value: _opt(r, "evidence") or "" for r in evidence_rows}
         for r in rows:  # a point in time is evidence of its own
             if "asOf" in r:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from kgprofiles.profiles import Profile
-from kgprofiles.render.svg import clip, esc, linked, num, svg, tag, text, title
+from kgprofiles.render.svg import attrs, clip, esc, linked, num, svg, tag, text, title
 
 WIDTH = 460.0
 HEIGHT = 440.0
@@ -37,6 +37,8 @@ KINDS: dict[str, tuple[str, int, str, dict[str, str | float]]] = {
     "award": ("award", 4, "shared award", {"stroke": "#b8860b", "stroke_width": 2.5}),
     "supervision": ("supervision", 5, "advisor", {"stroke": "#7b1fa2", "stroke_width": 2.5}),
 }
+#: Each kind's stroke, as attributes (written once, not for each of a picture's edges).
+STROKES = {kind: attrs(**style) for kind, (_, _, _, style) in KINDS.items()}
 #: Which kind names a thing's edge from the person when several reach it: a current role, then
 #: another role, then "same time" (the person's own tie first), else in the order above.
 RANK = {kind: rank for rank, kind in enumerate(dict.fromkeys(("current_org", "other_org", "overlap_org", *KINDS)))}
@@ -145,7 +147,7 @@ def network_svg(
         x, y = _polar(angle[node], INNER)
         kind = min(things[node], key=lambda k: (KINDS[k][1], RANK[k]))  # (not the set's order: a process's)
         tooltip = f"{p.name} — {KINDS[kind][2]} — {node[1]}"
-        line = tag("line", x1=cx, y1=cy, x2=x, y2=y, **KINDS[kind][3])  # type: ignore[arg-type]
+        line = f"<line{attrs(x1=cx, y1=cy, x2=x, y2=y)}{STROKES[kind]}/>"
         word = text(
             cx + (x - cx) * 0.55,
             cy + (y - cy) * 0.55 - 3,
@@ -162,7 +164,7 @@ def network_svg(
             for name in c.names:
                 tx, ty = _polar(angle[key(c.kind, name)], INNER)
                 tooltip = f"{p.name} and {r.name} {WORDS[c.kind]} {name}"
-                line = tag("line", x1=tx, y1=ty, x2=x, y2=y, **KINDS[c.kind][3])  # type: ignore[arg-type]
+                line = f"<line{attrs(x1=tx, y1=ty, x2=x, y2=y)}{STROKES[c.kind]}/>"
                 edges.append(tag("g", title(tooltip) + line, class_="edge"))
 
     nodes: list[str] = []
