@@ -207,3 +207,52 @@ def test_a_person_page_over_stable_views_runs_each_named_query_once(
     kept = Site.views.select("person-topics", person=horace)
     assert kept is Site.views.select("person-topics", person=horace)
     assert kept == Views(seed_store, settings.queries_dir).select("person-topics", person=horace)
+
+
+def shared_org_store() -> OxigraphStore:
+    """One organisation: "Me" held a former role there in 2000–2005 and holds a current one since
+    2020; "Before" was there in 1990–1995, "During" in 2003–2008 (overlapping mine), "Now" holds a
+    current role since 2021 and held one in 2001 (current with me, and overlapping)."""
+    kgp, ex = "https://w3id.org/kgprofiles/ontology#", "https://example.org/"
+    lines = [f"@prefix kgp: <{kgp}> .", f'<{ex}org> kgp:name "Org" .']
+    roles = {
+        "me": [("Former", "2000", "2005"), ("Current", "2020", None)],
+        "before": [("Former", "1990", "1995")],
+        "during": [("Former", "2003", "2008")],
+        "now": [("Current", "2021", None), ("Former", "2001", "2001")],
+    }
+    for person, held in roles.items():
+        lines.append(f'<{ex}{person}> kgp:name "{person.title()}" .')
+        for i, (status, start, end) in enumerate(held):
+            ended = f' ; kgp:end "{end}"^^<http://www.w3.org/2001/XMLSchema#gYear>' if end else ""
+            lines.append(
+                f"<{ex}{person}-role{i}> kgp:holder <{ex}{person}> ; kgp:organization <{ex}org> ; "
+                f'kgp:status kgp:{status} ; kgp:start "{start}"^^<http://www.w3.org/2001/XMLSchema#gYear>{ended} .'
+            )
+    store = OxigraphStore("memory:")
+    store.replace_graph("https://example.org/graph", ox.parse("\n".join(lines), format=ox.RdfFormat.TURTLE))
+    return store
+
+
+def test_the_bound_of_a_shared_organisation_is_the_best_weight_that_may_apply(settings: Settings) -> None:
+    """The index scores exactly only the candidates whose bound can still win: for a shared
+    organisation the bound is the one weight that may apply (current with me, else roles that
+    share a day, else other), so "Before" is bounded by "other", not by "overlap" or their sum."""
+    index = RelatedIndex(shared_org_store(), load_queries(settings.queries_dir))
+    me = "https://example.org/me"
+    bound, _, _ = index._bounds(me)
+    exact = {r.name: r.score for r in index.related(me)}
+    assert exact == {"Now": 3.0, "During": 2.0, "Before": 1.0}
+    assert {name: bound[index._number[f"https://example.org/{name.lower()}"]] for name in exact} == exact
+
+
+@pytest.mark.parametrize("store_name", ["seed_store", "synthetic_store"])
+def test_every_bound_is_at_least_the_exact_score(
+    store_name: str, request: pytest.FixtureRequest, settings: Settings
+) -> None:
+    index = RelatedIndex(request.getfixturevalue(store_name), load_queries(settings.queries_dir))
+    for person in index.people:
+        bound, links, _ = index._bounds(person)
+        for r in index.related(person):
+            number = index._number[r.iri]
+            assert bound[number] >= r.score - 1e-9 and links[number] >= r.links, (person, r)

@@ -174,15 +174,44 @@ class RelatedIndex:
         self._org_current = self._members(
             (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if m.current
         )
-        self._org_spanned = self._members(  # members with a role there whose time is known
-            (p, o) for p, orgs in self._orgs.items() for o, m in orgs.items() if any(span for _, span in m.roles)
-        )
+        self._org_spans = self._spans()
         self._topic_members = self._members((p, topic) for p, topics in self._topics.items() for topic in topics)
         self._work_members = self._members((p, work) for p, works in self._works.items() for work in works)
         self._event_members = self._members((p, e) for p, events in self._events.items() for e in events)
         self._receipt_members = self._members((p, r) for p, receipts in self._receipts.items() for r in receipts)
         self._supervision_members = self._members((p, o) for o, others in self._supervised.items() for p in others)
         self.seconds = time.perf_counter() - started
+
+    def _spans(self) -> dict[str, tuple[_Ids, np.ndarray, np.ndarray]]:
+        """Organisation → its candidates' roles there whose time is known: (person numbers, first
+        days, last days), the days as the ``YYYY-MM-DD`` text ``overlap`` compares."""
+        found: dict[str, list[tuple[int, str, str]]] = defaultdict(list)
+        for person, orgs in self._orgs.items():
+            number = self._number.get(person)
+            if number is not None:
+                for org, membership in orgs.items():
+                    for _, span in membership.roles:
+                        if span:
+                            found[org].append((number, span[0], span[1]))
+        return {
+            org: (
+                np.array([number for number, _, _ in roles], dtype=np.int64),
+                np.array([first for _, first, _ in roles], dtype=str),
+                np.array([last for _, _, last in roles], dtype=str),
+            )
+            for org, roles in found.items()
+        }
+
+    def _overlapping(self, org: str, spans: list[tuple[str, str]]) -> _Ids | None:
+        """The candidates with a role at ``org`` whose time shares a day with one of ``spans``."""
+        held = self._org_spans.get(org)
+        if held is None:
+            return None
+        numbers, firsts, lasts = held
+        shared = np.zeros(len(numbers), dtype=bool)
+        for first, last in spans:  # (numpy compares the texts as overlap() does)
+            shared |= (firsts <= last) & (lasts >= first)
+        return np.unique(numbers[shared])
 
     def _members(self, links: Iterator[tuple[str, str]]) -> dict[str, _Ids]:
         """Thing → the sorted numbers of the candidates linked to it."""
@@ -261,12 +290,23 @@ class RelatedIndex:
                 counts.append(links)
 
         for org, mine in self._orgs.get(iri, {}).items():
+            # A shared organisation counts once: as current (both current), else as overlapping
+            # (two roles share a day), else as other. At most the best of the weights that may apply.
             n = len(self._names[org])
             add(self._org_members.get(org), w["other_org"] * n, n)
-            if w["overlap_org"] > w["other_org"] and any(span for _, span in mine.roles):  # times may overlap
-                add(self._org_spanned.get(org), (w["overlap_org"] - w["other_org"]) * n, 0)
-            if mine.current:  # both current: the current weight instead
-                add(self._org_current.get(org), (w["current_org"] - w["other_org"]) * n, 0)
+            current = self._org_current.get(org) if mine.current and w["current_org"] > w["other_org"] else None
+            spans = [span for _, span in mine.roles if span]
+            overlapping = self._overlapping(org, spans) if spans and w["overlap_org"] > w["other_org"] else None
+            extra_current = (w["current_org"] - w["other_org"]) * n
+            extra_overlap = (w["overlap_org"] - w["other_org"]) * n
+            if current is not None and overlapping is not None and len(current) and len(overlapping):
+                both = np.intersect1d(current, overlapping, assume_unique=True)
+                add(current, extra_current, 0)
+                add(overlapping, extra_overlap, 0)
+                add(both, -min(extra_current, extra_overlap), 0)  # (the better of the two, not both)
+            else:
+                add(current, extra_current, 0)
+                add(overlapping, extra_overlap, 0)
         for topic, topic_links in self._topics.get(iri, {}).items():
             if KGP_NS + "topic" in topic_links:
                 n = len(self._names[topic])
