@@ -530,8 +530,9 @@ class Views:
         return tuple(found[k] for k in ("born", "died") if k in found)
 
     def _awards(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[AwardItem, ...]:
+        receipts = self.select("person-awards", person=person).rows
         partners: dict[str, list[PersonLink]] = defaultdict(list)
-        for r in self.select("person-award-partners", person=person).rows:
+        for r in self.select("person-award-partners", person=person).rows if receipts else ():
             partners[r["receipt"].value].append(PersonLink(r["other"].value, r["name"].value))
         return tuple(
             AwardItem(
@@ -544,7 +545,7 @@ class Views:
                 _opt(r, "conferrerName"),
                 notes.get(r["receipt"].value, ()),
             )
-            for r in self.select("person-awards", person=person).rows
+            for r in receipts
         )
 
     def _education(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[EducationItem, ...]:

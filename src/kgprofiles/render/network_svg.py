@@ -158,14 +158,16 @@ def network_svg(
             class_="halo",
         )
         edges.append(tag("g", title(tooltip) + line + word, class_="edge"))
+    inner = {node: _polar(angle[node], INNER) for node in order}
     for a, _, r in placed:
         x, y = _polar(a, OUTER_X, OUTER_Y)
+        end = f'x2="{num(x)}" y2="{num(y)}"'
         for c in r.components:
-            for name in c.names:
-                tx, ty = _polar(angle[key(c.kind, name)], INNER)
-                tooltip = f"{p.name} and {r.name} {WORDS[c.kind]} {name}"
-                line = f"<line{attrs(x1=tx, y1=ty, x2=x, y2=y)}{STROKES[c.kind]}/>"
-                edges.append(tag("g", title(tooltip) + line, class_="edge"))
+            for name in c.names:  # (the most numerous element: written whole, as tag() and title() would)
+                tx, ty = inner[key(c.kind, name)]
+                tooltip = esc(f"{p.name} and {r.name} {WORDS[c.kind]} {name}")
+                line = f'<line x1="{num(tx)}" y1="{num(ty)}" {end}{STROKES[c.kind]}/>'
+                edges.append(f'<g class="edge"><title>{tooltip}</title>{line}</g>')
 
     nodes: list[str] = []
     for node in order:
