@@ -607,12 +607,14 @@ class Views:
 
     def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
         """The person's works: featured ones first in the profile's order, then newest first."""
-        facts: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
-        for r in self.select("person-works", person=person).rows:
-            facts[r["work"].value][r["property"].value].append(r["value"])
         contributions: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         for r in self.select("person-contributions", person=person).rows:
             contributions[r["contribution"].value][r["property"].value].append(r["value"])
+        if not contributions:  # (the works and the featured ones are read through contributions)
+            return ()
+        facts: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        for r in self.select("person-works", person=person).rows:
+            facts[r["work"].value][r["property"].value].append(r["value"])
         featured = {r["contribution"].value for r in self.select("profile-featured", person=person).rows}
         kinds = self._work_kinds()
         items = []
