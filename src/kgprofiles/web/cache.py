@@ -56,6 +56,8 @@ MAX_SHARED_BYTES = 1024 * 1024 * 1024
 #: another process's.
 WRITES_QUEUED = 512
 WRITE_WAIT_S = 2.0
+#: Pages written in one transaction at most (those waiting when the writer comes to them).
+WRITES_BATCHED = 64
 
 log = logging.getLogger(__name__)
 
@@ -148,25 +150,45 @@ class SharedPages:
                 self._writes.put_nowait((key, entry))
 
     def _write(self, connection: sqlite3.Connection, size: int) -> None:
-        while (item := self._writes.get()) is not None:
-            key, entry = item
+        stopping = False
+        while not stopping:
+            batch = [self._writes.get()]  # (then what else waits: one transaction for them all)
+            while len(batch) < WRITES_BATCHED and batch[-1] is not None:
+                try:
+                    batch.append(self._writes.get_nowait())
+                except queue.Empty:
+                    break
+            stopping = batch[-1] is None
+            pages = [item for item in batch if item is not None]
             try:
-                if size + len(entry.body) <= self.max_bytes:
-                    headers = json.dumps([(k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.headers])
-                    done = connection.execute(
-                        "INSERT OR IGNORE INTO pages VALUES (?, ?, ?, ?, ?)",
-                        (_row_key(key), entry.status, headers, entry.body, entry.etag),
-                    )
-                    size += len(entry.body) if done.rowcount else 0
+                if pages:
+                    size = self._insert(connection, pages, size)
             except sqlite3.OperationalError:  # another process held the file too long: not shared
-                pass
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
             except sqlite3.Error as exc:
                 self._give_up(exc)
-                break
+                stopping = True
             finally:
-                self._writes.task_done()
+                for _ in batch:
+                    self._writes.task_done()
         with contextlib.suppress(sqlite3.Error):
             connection.close()
+
+    def _insert(self, connection: sqlite3.Connection, pages: list[tuple[Key, Entry]], size: int) -> int:
+        """Write ``pages`` in one transaction, within the byte cap; the bytes written after."""
+        connection.execute("BEGIN IMMEDIATE")
+        added = 0
+        for key, entry in pages:
+            if size + added + len(entry.body) <= self.max_bytes:
+                headers = json.dumps([(k.decode("latin-1"), v.decode("latin-1")) for k, v in entry.headers])
+                done = connection.execute(
+                    "INSERT OR IGNORE INTO pages VALUES (?, ?, ?, ?, ?)",
+                    (_row_key(key), entry.status, headers, entry.body, entry.etag),
+                )
+                added += len(entry.body) if done.rowcount else 0
+        connection.execute("COMMIT")
+        return size + added
 
     def flush(self) -> None:
         """Wait until the pages given so far are written (or dropped)."""
