@@ -137,6 +137,26 @@ def test_one_client_cannot_hold_every_connection(served: tuple[str, str]) -> Non
         time.sleep(0.05)
 
 
+def test_client_connections_sets_the_limit() -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", "memory:", "--port", str(port), "--client-connections", "1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()  # (said once it listens)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as first:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as second:
+                assert second.recv(40).startswith(b"HTTP/1.1 429 Too Many Requests")
+            first.sendall(b"GET /api/prefixes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert first.recv(20).startswith(b"HTTP/1.1 200 OK")
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
 def test_serve_raises_its_descriptor_limit(built_store: Path) -> None:
     """Started with 256 open descriptors allowed (a client's 256 silent connections would shut
     everyone else out), the server asks for 65,536 (or its hard limit, if lower)."""

@@ -94,7 +94,7 @@ def serve(
     connections_per_client: Annotated[
         int,
         typer.Option(
-            "--connections-per-client",
+            "--client-connections",
             min=0,
             help="Connections one client (an IPv4 address, an IPv6 /64) may hold at once in each process; "
             "more get 429. 0: no limit (behind a reverse proxy, which should limit them itself).",

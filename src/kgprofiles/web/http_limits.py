@@ -22,7 +22,7 @@ complete, else ``408 Request Timeout`` and the connection is closed.
 And one client could hold every connection: 5,000 idle ones from one address were all kept. A
 client (an IPv4 address, or an IPv6 /64: one holder's network) may hold
 ``DEFAULT_CONNECTIONS_PER_CLIENT`` connections at once in a process (``serve
---connections-per-client``; 0 lifts it, for a reverse proxy through which every connection comes
+--client-connections``; 0 lifts it, for a reverse proxy through which every connection comes
 from one address); past it a connection gets ``429 Too Many Requests`` and is closed at once.
 """
 
