@@ -332,6 +332,16 @@ def test_workers_killed_while_sending_a_result_do_not_leave_the_pool_hanging() -
         future.result(timeout=5)
 
 
+def test_a_pool_already_shut_down_is_stopped_without_an_error() -> None:
+    """The downloads' pool is shut down once they are written; Ctrl-C or SIGTERM after that
+    stopped a build with "internal error: AttributeError" (exit 70) instead of "stopped
+    (SIGTERM); nothing was published"."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    assert pool.submit(sum, (1, 2)).result(timeout=10) == 3
+    pool.shutdown()
+    static_site._kill_workers(pool)  # (no error)
+
+
 def test_a_resource_rdf_xml_cannot_write_has_no_rdf_file_and_no_link_to_one(
     seed_store_factory, settings: Settings, tmp_path: Path
 ) -> None:

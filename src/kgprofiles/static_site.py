@@ -271,7 +271,8 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
     if kill is not None:
         kill()
     else:
-        processes = list(getattr(pool, "_processes", {}).values())
+        # (None once the pool is shut down: the downloads' pool is, when they are written)
+        processes = list((getattr(pool, "_processes", None) or {}).values())
         for process in processes:
             process.kill()
         for process in processes:
