@@ -293,6 +293,7 @@ def page_pass(
         finally:
             conn.close()
 
+    cpu_before = server.cpu_s()
     started = time.monotonic()
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for t in threads:
@@ -300,6 +301,7 @@ def page_pass(
     for t in threads:
         t.join()
     elapsed = time.monotonic() - started
+    cpu_s = server.cpu_s() - cpu_before
     if failures:
         raise RuntimeError(f"{server.name}: {failures[:3]}")
     statuses = {s: sum(1 for _, got, _ in done if got == s) for s in {got for _, got, _ in done}}
@@ -307,6 +309,7 @@ def page_pass(
         "pages": len(done),
         "seconds": elapsed,
         "per_s": len(done) / elapsed,
+        "cpu_ms": cpu_s * 1000 / max(1, len(done)),  # the server's processes' CPU a page (less noisy)
         "statuses": statuses,
         "etags": {p: e for p, _, e in done if e},
         "paths": [p for p, _, _ in done],
@@ -333,7 +336,8 @@ def page_figures(server: Server, people: list[str], args: argparse.Namespace) ->
         out[name] = {k: v for k, v in figures.items() if k not in ("etags", "paths")}
         print(
             f"  {server.name:<10} {name:<22} {figures['per_s']:7.1f} pages/s "
-            f"({figures['pages']} in {figures['seconds']:.1f} s, {figures['statuses']})",
+            f"({figures['pages']} in {figures['seconds']:.1f} s, {figures['statuses']}), "
+            f"server CPU {figures['cpu_ms']:.2f} ms a page",
             flush=True,
         )
     return out
@@ -453,6 +457,10 @@ def markdown(result: Json, args: argparse.Namespace, started: datetime) -> str:
         ]
         for case in next(iter(result["pages"].values())):
             cells = " | ".join(f"{result['pages'][n][case]['per_s']:.0f}" for n in names)
+            lines.append(f"| {case} | {cells} |")
+        lines += ["", "| server CPU ms a page | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for case in next(iter(result["pages"].values())):
+            cells = " | ".join(f"{result['pages'][n][case]['cpu_ms']:.2f}" for n in names)
             lines.append(f"| {case} | {cells} |")
         lines.append("")
     return "\n".join(lines)
