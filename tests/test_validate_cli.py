@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -18,6 +19,10 @@ from typer.testing import CliRunner, Result
 
 from conftest import ROOT
 from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.errors import ValidationFailed
+from kgprofiles.pipeline import build
+from kgprofiles.store.oxigraph import OxigraphStore
 
 BROKEN = "tests/fixtures/broken"
 Run = Callable[..., Result]
@@ -169,6 +174,64 @@ def test_a_literal_owl_rl_refuses_where_no_shape_looks_is_a_violation_too(cli: R
     assert ("person:example-person", "kgp:altName", "OWL RL", "Datatype", 25) in found
     dates = [f for f in found if f[1] == "kgp:date"]
     assert dates == [("claim:example-receipt", "kgp:date", "kgs:DateShape", "Or", 13)]
+
+
+DISJOINT = """@prefix kgp:    <https://w3id.org/kgprofiles/ontology#> .
+@prefix owl:    <http://www.w3.org/2002/07/owl#> .
+@prefix person: <https://w3id.org/kgprofiles/id/person/> .
+
+kgp:Person owl:disjointWith kgp:Organization .
+person:jane-xu a kgp:Organization .
+"""
+
+
+def test_an_individual_of_disjoint_classes_is_a_violation_as_build_refuses_it(
+    cli: Run, tmp_path: Path, settings: Settings
+) -> None:
+    """No shape says a person is not an organisation; OWL RL does once the data (or a project's
+    ontology) declares the classes disjoint, and ``build`` refused such data that ``validate``
+    passed. ``validate`` runs the inference when an axiom data can break is used anywhere."""
+    path = tmp_path / "disjoint.ttl"
+    path.write_text(DISJOINT, encoding="utf-8")
+
+    result = cli("validate", str(path), "--format", "json")
+
+    assert result.exit_code == 1, result.output
+    (found,) = (r for r in json.loads(result.stdout)["results"] if r["severity"] == "violation")
+    assert (found["focus"], found["shape"], found["constraint"], found["line"]) == (
+        "person:jane-xu",
+        "OWL RL",
+        "Disjointness",
+        6,
+    )
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    shutil.copy(path, data / "people" / "zz-disjoint.ttl")
+    with pytest.raises(ValidationFailed, match=re.escape("a common individual https://w3id.org/kgprofiles/id/person/jane-xu")):
+        build(settings.with_overrides(data_dir=data), store=OxigraphStore("memory:"))
+
+
+def test_an_individual_typed_owl_nothing_is_a_violation_at_its_file(cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "nothing.ttl"
+    axiom = "kgp:Person owl:disjointWith kgp:Organization ."
+    path.write_text(DISJOINT.replace(axiom, "").replace("kgp:Organization", "owl:Nothing"))
+
+    result = cli("validate", str(path))
+
+    assert result.exit_code == 1, result.output
+    said = f"{path}: violation: https://w3id.org/kgprofiles/id/person/jane-xu is defined of type 'Nothing'"
+    assert said in result.stdout
+
+
+def test_without_axioms_data_can_break_validate_runs_no_inference(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The project's ontology and the seed data use none: ``validate`` costs what the shapes cost."""
+    import kgprofiles.fast
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("validate ran the inference")
+
+    monkeypatch.setattr(kgprofiles.fast, "infer_triples", refuse)
+    assert cli("validate").exit_code == 0
 
 
 ########################################################################### warnings

@@ -9,7 +9,7 @@ datatype does not allow, such as ``"]]>"^^rdf:XMLLiteral``) or an individual of 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -23,12 +23,34 @@ from kgprofiles.queries import get_query
 from kgprofiles.store.base import Store
 from kgprofiles.terms import to_rdflib
 from kgprofiles.validate import ValidationResult, compact, locate_subjects
+from kgprofiles.vocab import OWL_NS
 
 _LITERAL = re.compile(
     r"Lexical value of the literal '(?P<value>.*)' does not match its datatype \((?P<datatype>[^()]*)\)", re.S
 )
 _DISJOINT = re.compile(r"Disjoint classes \S+ and \S+ have a common individual (?P<node>.+)", re.S)
 
+#: OWL's terms through which data can be inconsistent in OWL RL other than by an ill-typed literal
+#: (owlrl's eq-diff1–3, prp-irp, prp-asyp, prp-pdw, prp-adp, cls-nothing2, cls-com, cls-maxc1,
+#: cls-maxqc1–2, cax-dw, cax-adc). Where neither the ontology nor the data uses one, only a
+#: literal can make the data inconsistent, and ``validate`` checks literals without the inference.
+AXIOMS = frozenset(
+    OWL_NS + name
+    for name in (
+        "disjointWith",
+        "AllDisjointClasses",
+        "propertyDisjointWith",
+        "AllDisjointProperties",
+        "AsymmetricProperty",
+        "IrreflexiveProperty",
+        "differentFrom",
+        "AllDifferent",
+        "Nothing",
+        "complementOf",
+        "maxCardinality",
+        "maxQualifiedCardinality",
+    )
+)
 _LITERAL_HINT = 'write each literal as its datatype allows (xsd:date "2019-06-01"), or give it another datatype'
 _DISJOINT_HINT = "fix the data so no individual belongs to disjoint classes or breaks a property axiom"
 
@@ -115,3 +137,56 @@ def ill_typed_results(
                 )
             )
     return results
+
+
+def uses_axioms(triples: Iterable[ox.Triple]) -> bool:
+    """Whether ``triples`` use one of ``AXIOMS`` (as a predicate, a class or a value)."""
+    return any(
+        t.predicate.value in AXIOMS or (isinstance(t.object, ox.NamedNode) and t.object.value in AXIOMS)
+        for t in triples
+    )
+
+
+def inference_results(
+    messages: Sequence[str],
+    files: Sequence[SourceFile],
+    shown: set[str],
+    located: dict[str, tuple[str, int | None]],
+) -> list[ValidationResult]:
+    """OWL RL's ``messages`` about ``files`` (those ``shown``) as violations, for ``validate``:
+    an individual of disjoint classes at its line; what cannot be placed at the first shown file
+    that uses one of ``AXIOMS``. Ill-typed literals are left to ``ill_typed_results``."""
+    using = next((f.display for f in files if f.display in shown and uses_axioms(f.triples)), None)
+    results = []
+    for message in messages:
+        if _LITERAL.fullmatch(message):
+            continue
+        disjoint = _DISJOINT.fullmatch(message)
+        node = disjoint["node"] if disjoint is not None else ""
+        place, line = located.get(node) or located.get(f"_:{node}") or (None, None)
+        if place not in shown:  # (not placed, or in a file not asked about: where the axiom is used)
+            place, line = using, None
+        if place is None:
+            continue
+        results.append(
+            ValidationResult(
+                severity="violation",
+                message=f"{message}: OWL RL finds the data inconsistent (build and load refuse it)",
+                focus=_compact_node(node),
+                path=None,
+                shape="OWL RL",
+                constraint="Disjointness" if disjoint is not None else "Consistency",
+                value=None,
+                file=place,
+                line=line,
+            )
+        )
+    return results
+
+
+def _compact_node(node: str) -> str:
+    """An IRI as a CURIE where a prefix fits (as the shapes' results name their focus)."""
+    try:
+        return compact(to_rdflib(ox.NamedNode(node))) or node
+    except ValueError:  # (a blank node's label)
+        return node

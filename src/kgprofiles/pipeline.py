@@ -19,7 +19,7 @@ from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.fast.literals import LiteralScanner
 from kgprofiles.fast.validation import RawTriples
-from kgprofiles.inconsistency import ill_typed_results, inconsistent
+from kgprofiles.inconsistency import ill_typed_results, inconsistent, inference_results, uses_axioms
 from kgprofiles.infer import closure
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
@@ -453,6 +453,14 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     results = [r for r in report.results if r.file in shown]
     reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
     results += ill_typed_results(files, shown, reported, located)
+    if any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings)):
+        # (axioms that data can break: what build would refuse, the inference alone finds)
+        from kgprofiles.fast import infer_triples
+
+        ontology = load_ontology(settings.ontology_dir)
+        budget = _inference_budget(settings, files, ontology)
+        found = infer_triples(lambda: (t for f in files for t in f.triples), ontology, budget=budget)
+        results += inference_results(found.inconsistencies, files, shown, located)
     return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
 
 

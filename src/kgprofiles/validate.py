@@ -39,7 +39,7 @@ class ValidationResult:
     line: int | None = None
 
     def format(self) -> str:
-        where = f"{self.file}:{self.line}" if self.file else "(no file)"
+        where = (f"{self.file}:{self.line}" if self.line else self.file) if self.file else "(no file)"
         detail = ", ".join(x for x in (self.focus, self.path, self.shape) if x)
         return f"{where}: {self.severity}: {self.message} ({detail})"
 
