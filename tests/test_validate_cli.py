@@ -211,6 +211,18 @@ def test_an_individual_of_disjoint_classes_is_a_violation_as_build_refuses_it(
         build(settings.with_overrides(data_dir=data), store=OxigraphStore("memory:"))
 
 
+def test_the_python_api_gives_the_report_the_command_gives(tmp_path: Path) -> None:
+    import kgprofiles
+
+    path = tmp_path / "disjoint.ttl"
+    path.write_text(DISJOINT, encoding="utf-8")
+    report = kgprofiles.Project(ROOT).validate(paths=[path])
+    assert not report.conforms
+    assert [(r.focus, r.constraint, r.line) for r in report.results if r.severity == "violation"] == [
+        ("person:jane-xu", "Disjointness", 6)
+    ]
+
+
 def test_an_individual_typed_owl_nothing_is_a_violation_at_its_file(cli: Run, tmp_path: Path) -> None:
     path = tmp_path / "nothing.ttl"
     axiom = "kgp:Person owl:disjointWith kgp:Organization ."

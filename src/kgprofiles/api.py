@@ -50,12 +50,11 @@ class Project:
         return f"Project({str(self.settings.root)!r}, store={self.settings.endpoint or self.settings.store!r})"
 
     def validate(self, *, paths: Iterable[str | Path] | None = None) -> ValidationReport:
-        """The SHACL report of ``paths`` (files or directories; default: the data directory)."""
-        from kgprofiles.ingest import parse_files
-        from kgprofiles.validate import validate_files
+        """The report ``kgprofiles validate`` gives for ``paths`` (files or directories; default:
+        the data directory): the shapes' results, and what OWL RL would refuse in a build."""
+        from kgprofiles.pipeline import validate
 
-        files = parse_files([Path(p) for p in paths] if paths else [self.settings.data_dir], self.settings.root)
-        return validate_files(files, self.settings)
+        return validate(self.settings, [Path(p) for p in paths] if paths else None)
 
     def build(
         self, *, paths: Iterable[str | Path] | None = None, wait: bool = True, reference: bool = False
