@@ -223,12 +223,15 @@ def test_the_python_api_gives_the_report_the_command_gives(tmp_path: Path) -> No
     ]
 
 
-def test_an_individual_typed_owl_nothing_is_a_violation_at_its_file(cli: Run, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [(), ("--reference",)], ids=["fast", "reference"])
+def test_an_individual_typed_owl_nothing_is_a_violation_at_its_file(
+    cli: Run, tmp_path: Path, how: tuple[str, ...]
+) -> None:
     path = tmp_path / "nothing.ttl"
     axiom = "kgp:Person owl:disjointWith kgp:Organization ."
     path.write_text(DISJOINT.replace(axiom, "").replace("kgp:Organization", "owl:Nothing"))
 
-    result = cli("validate", str(path))
+    result = cli("validate", str(path), *how)
 
     assert result.exit_code == 1, result.output
     said = f"{path}: violation: https://w3id.org/kgprofiles/id/person/jane-xu is defined of type 'Nothing'"

@@ -139,6 +139,16 @@ def ill_typed_results(
     return results
 
 
+def store_uses_axioms(store: Store) -> bool:
+    """Whether ``store`` holds a statement using one of ``AXIOMS`` (as a predicate, a class or a
+    value): two index lookups a term, where ``uses_axioms`` reads every triple."""
+    for term in map(ox.NamedNode, sorted(AXIOMS)):
+        as_predicate = next(store.quads_for_pattern(None, term, None), None)
+        if as_predicate is not None or next(store.quads_for_pattern(None, None, term), None) is not None:
+            return True
+    return False
+
+
 def uses_axioms(triples: Iterable[ox.Triple]) -> bool:
     """Whether ``triples`` use one of ``AXIOMS`` (as a predicate, a class or a value)."""
     return any(

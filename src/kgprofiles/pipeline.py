@@ -19,7 +19,7 @@ from kgprofiles.errors import ValidationFailed
 from kgprofiles.fast import FastValidation, LiteralScan
 from kgprofiles.fast.literals import LiteralScanner
 from kgprofiles.fast.validation import RawTriples
-from kgprofiles.inconsistency import ill_typed_results, inconsistent, inference_results, uses_axioms
+from kgprofiles.inconsistency import ill_typed_results, inconsistent, inference_results, store_uses_axioms, uses_axioms
 from kgprofiles.infer import closure
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
@@ -429,6 +429,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     located = locate_subjects(files)
     if reference:
         report = validate_files(files, settings, data=union_graph(files), budget=budget)
+        axioms = any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings))
     else:
         scratch = OxigraphStore(MEMORY)
         try:
@@ -448,12 +449,13 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
                 raw=raw,
                 budget=budget,
             ).report
+            axioms = store_uses_axioms(scratch)  # (the files and the ontology)
         finally:
             scratch.close()
     results = [r for r in report.results if r.file in shown]
     reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
     results += ill_typed_results(files, shown, reported, located)
-    if any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings)):
+    if axioms:
         # (axioms that data can break: what build would refuse, the inference alone finds)
         from kgprofiles.fast import infer_triples
 

@@ -35,7 +35,9 @@ def validate(
 ) -> None:
     """Check data files against the SHACL shapes, in the context of the whole project: a file's
     references to organisations, topics and sources defined in other files of data/ resolve, and
-    only results about what the named files define are reported.
+    only results about what the named files define are reported. What OWL RL inference would
+    refuse in a build is reported too (shape "OWL RL"): a literal its datatype does not allow and,
+    where an axiom data can break is used (owl:disjointWith, owl:Nothing…), each inconsistency.
 
     Prints one line per result, `file:line: severity: message (focus node, path, shape)`, grouped by
     file, then a summary. Exit 0: no violation (warnings never fail); 1: violations, or the check
