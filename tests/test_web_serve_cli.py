@@ -110,8 +110,9 @@ def test_a_request_head_past_the_limit_is_refused_before_it_is_read_whole(served
 def test_one_client_cannot_hold_every_connection(served: tuple[str, str]) -> None:
     """One client (an address) may hold 256 connections at once (5,000 idle ones from one address
     were all kept): the next gets 429 and is closed, while another address is still answered."""
-    from kgprofiles.web.http_limits import DEFAULT_CONNECTIONS_PER_CLIENT
+    from kgprofiles.web.http_limits import DEFAULT_CONNECTIONS_PER_CLIENT, raise_descriptor_limit
 
+    assert raise_descriptor_limit() > DEFAULT_CONNECTIONS_PER_CLIENT + 50  # (this process holds them all)
     base, _ = served
     port = int(base.rsplit(":", 1)[1])
     assert DEFAULT_CONNECTIONS_PER_CLIENT == 256  # (the --help's default)
