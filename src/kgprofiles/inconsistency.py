@@ -51,6 +51,8 @@ AXIOMS = frozenset(
         "maxQualifiedCardinality",
     )
 )
+#: What a violation OWL RL finds adds to its message, in ``validate``.
+_REFUSED = ": OWL RL finds the data inconsistent (build and load refuse it)"
 _LITERAL_HINT = 'write each literal as its datatype allows (xsd:date "2019-06-01"), or give it another datatype'
 _DISJOINT_HINT = "fix the data so no individual belongs to disjoint classes or breaks a property axiom"
 
@@ -70,7 +72,7 @@ def inconsistent(
             subjects = _subjects_stating(term, files, queries_dir, store)
             hints.append(_LITERAL_HINT)
         elif disjoint is not None:
-            subjects = [disjoint["node"], f"_:{disjoint['node']}"]  # (owlrl writes a blank node bare)
+            subjects = _node_keys(disjoint["node"])
             hints.append(_DISJOINT_HINT)
         else:
             subjects = []
@@ -126,7 +128,7 @@ def ill_typed_results(
             results.append(
                 ValidationResult(
                     severity="violation",
-                    message=f"{message}: OWL RL finds the data inconsistent (build and load refuse it)",
+                    message=f"{message}{_REFUSED}",
                     focus=focus,
                     path=path,
                     shape="OWL RL",
@@ -173,7 +175,7 @@ def inference_results(
             continue
         disjoint = _DISJOINT.fullmatch(message)
         node = disjoint["node"] if disjoint is not None else ""
-        place, line = located.get(node) or located.get(f"_:{node}") or (None, None)
+        place, line = next((located[k] for k in _node_keys(node) if k in located), (None, None))
         if place not in shown:  # (not placed, or in a file not asked about: where the axiom is used)
             place, line = using, None
         if place is None:
@@ -181,7 +183,7 @@ def inference_results(
         results.append(
             ValidationResult(
                 severity="violation",
-                message=f"{message}: OWL RL finds the data inconsistent (build and load refuse it)",
+                message=f"{message}{_REFUSED}",
                 focus=_compact_node(node),
                 path=None,
                 shape="OWL RL",
@@ -192,6 +194,12 @@ def inference_results(
             )
         )
     return results
+
+
+def _node_keys(node: str) -> list[str]:
+    """The keys ``locate_subjects`` may hold a node of owlrl's message under (owlrl writes a blank
+    node's label bare)."""
+    return [node, f"_:{node}"]
 
 
 def _compact_node(node: str) -> str:

@@ -142,9 +142,10 @@ def network_svg(
     placed = [(offset + i * step, rank, r) for i, (_, rank, r) in enumerate(wanted)]
 
     cx, cy = WIDTH / 2, HEIGHT / 2
+    inner = {node: _polar(angle[node], INNER) for node in order}  # (each thing's place on the ring)
     edges: list[str] = []
     for node in order:
-        x, y = _polar(angle[node], INNER)
+        x, y = inner[node]
         kind = min(things[node], key=lambda k: (KINDS[k][1], RANK[k]))  # (not the set's order: a process's)
         tooltip = f"{p.name} — {KINDS[kind][2]} — {node[1]}"
         line = f"<line{attrs(x1=cx, y1=cy, x2=x, y2=y)}{STROKES[kind]}/>"
@@ -158,7 +159,6 @@ def network_svg(
             class_="halo",
         )
         edges.append(tag("g", title(tooltip) + line + word, class_="edge"))
-    inner = {node: _polar(angle[node], INNER) for node in order}
     for a, _, r in placed:
         x, y = _polar(a, OUTER_X, OUTER_Y)
         end = f'x2="{num(x)}" y2="{num(y)}"'
@@ -171,7 +171,7 @@ def network_svg(
 
     nodes: list[str] = []
     for node in order:
-        x, y = _polar(angle[node], INNER)
+        x, y = inner[node]
         cos, sin = math.cos(angle[node]), math.sin(angle[node])
         anchor = "start" if cos > 0.35 else "end" if cos < -0.35 else "middle"
         lx, ly = x + 12 * cos, y + (22 if sin > 0.35 else -14 if sin < -0.35 else 5)

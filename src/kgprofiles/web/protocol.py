@@ -25,6 +25,7 @@ FORM = "application/x-www-form-urlencoded"
 QUERY = "application/sparql-query"
 UPDATE = "application/sparql-update"
 MAX_BODY = 10 * 1024 * 1024
+_TOO_LARGE = f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB"
 #: Seconds a request's body may take to arrive whole.
 BODY_TIMEOUT_S = 60.0
 
@@ -106,14 +107,14 @@ async def _body(request: Request) -> bytes:
     says no length beforehand) or takes longer than ``BODY_TIMEOUT_S`` to arrive."""
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_BODY:
-        raise ProtocolError(413, f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB")
+        raise ProtocolError(413, _TOO_LARGE)
     chunks: list[bytes] = []
     size = 0
     with anyio.move_on_after(BODY_TIMEOUT_S) as waited:
         async for chunk in request.stream():
             size += len(chunk)
             if size > MAX_BODY:
-                raise ProtocolError(413, f"the body is larger than {MAX_BODY // (1024 * 1024)} MiB")
+                raise ProtocolError(413, _TOO_LARGE)
             chunks.append(chunk)
     if waited.cancelled_caught:
         raise ProtocolError(408, f"the body did not arrive within {BODY_TIMEOUT_S:.0f} s")
