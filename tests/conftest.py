@@ -151,3 +151,22 @@ def disk_seed_store(seed_store_dir: Path):
     store = OxigraphStore(seed_store_dir, read_only=True)
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings):
+    """300 synthetic people (bench/generate.py): shared organisations of every size, shared
+    topics, co-authored works and shared events, so limits cut through ties. Tests must not write to it."""
+    import subprocess
+    import sys
+
+    from kgprofiles.pipeline import build
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    out = tmp_path_factory.mktemp("synthetic") / "people-300"
+    generator = ROOT / "bench" / "generate.py"
+    args = ["--people", "300", "--seed", "5", "--out", str(out)]
+    subprocess.run([sys.executable, str(generator), *args], check=True, capture_output=True)
+    store = OxigraphStore("memory:")
+    build(settings, [out], store=store)
+    return store

@@ -4,8 +4,6 @@ the per-person queries with a limit (which read the people who share only topics
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -24,19 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LIMITS = (None, 1, 3, 10, 25)
 #: The limits the per-person queries are also run with (each run costs a few milliseconds).
 BOUNDED_LIMITS = (1, 10)
-
-
-@pytest.fixture(scope="module")
-def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings) -> OxigraphStore:
-    """300 synthetic people (bench/generate.py): shared organisations of every size, shared
-    topics, co-authored works and shared events, so limits cut through ties."""
-    out = tmp_path_factory.mktemp("synthetic") / "people-300"
-    generator = ROOT / "bench" / "generate.py"
-    args = ["--people", "300", "--seed", "5", "--out", str(out)]
-    subprocess.run([sys.executable, str(generator), *args], check=True, capture_output=True)
-    store = OxigraphStore("memory:")
-    build(settings, [out], store=store)
-    return store
 
 
 def assert_same_as_queries(

@@ -361,6 +361,8 @@ class Views:
         self.stable = stable
         self._index: RelatedIndex | None = None
         self._org_sizes: dict[str, int] | None = None
+        self._sections: dict[str, frozenset[str]] | None = None  # section query → the people it may have rows for
+        self._section_variables: dict[str, tuple[str, ...]] = {}
         self._once = threading.Lock()
         self._warming = threading.Event()  # set while warm() reads in the background
         self._kinds: dict[str, tuple[int, str]] | None = None
@@ -380,14 +382,31 @@ class Views:
 
     def select(self, name: str, **values: str | Term) -> SelectResult:
         """The rows of the named query ``name`` with its parameters bound to ``values`` (stable
-        views keep the last ``RECENT_SELECTS`` results of up to ``KEPT_ROWS`` rows)."""
+        views keep the last ``RECENT_SELECTS`` results of up to ``KEPT_ROWS`` rows, and do not
+        run a section query of ``person-sections`` for a person it does not list)."""
         if not self.stable:
             return select_rows(self.store, named(self.queries, name), values)
-        return self._selected.get(
+        empty = self._known_empty(name, values)
+        if empty is not None:
+            return empty
+        result = self._selected.get(
             (name, *sorted(values.items())),
             lambda: select_rows(self.store, named(self.queries, name), values),
             keep=lambda result: len(result.rows) <= KEPT_ROWS,
         )
+        if self._sections is not None and name in self._sections:
+            self._section_variables.setdefault(name, result.variables)
+        return result
+
+    def _known_empty(self, name: str, values: Mapping[str, str | Term]) -> SelectResult | None:
+        """The empty answer of the section query ``name`` for a person ``person-sections`` does
+        not list for it (once read, and once the query's variables are known from a first run)."""
+        if self._sections is None or name not in self._section_variables:
+            return None
+        person = values.get("person")
+        if len(values) != 1 or not isinstance(person, ox.NamedNode) or person.value in self._sections[name]:
+            return None
+        return SelectResult(self._section_variables[name], ())
 
     # -------------------------------------------------------------------- resolving names
 
@@ -704,16 +723,27 @@ class Views:
                 self._org_sizes = {r["organization"].value: int(r["people"].value) for r in rows}
             return self._org_sizes
 
+    def _read_sections(self) -> None:
+        with self._once:
+            if self._sections is None:
+                found: dict[str, set[str]] = {name: set() for name in section_queries(self.queries)}
+                for row in self.select("person-sections").rows:
+                    found[row["query"].value].add(row["person"].value)
+                self._sections = {name: frozenset(people) for name, people in found.items()}
+
     def read_once(self) -> None:
-        """Read now what stable views read once: the related index and organisation sizes."""
+        """Read now what stable views read once: the related index, organisation sizes and
+        which people have the sections most people lack (``person-sections``)."""
         self.related_index()
         self._all_org_sizes()
+        self._read_sections()
 
     def over(self, store: Store) -> Views:
         """These views over another handle of the same store (a worker process's own), sharing
         what they have read once."""
         views = Views(store, self.queries_dir, self.related_weights, self.stable)
         views._index, views._org_sizes, views._queries = self._index, self._org_sizes, self._queries
+        views._sections, views._section_variables = self._sections, self._section_variables
         views._kinds, views._name_list, views.shelf = self._kinds, self._name_list, self.shelf
         return views
 
@@ -953,6 +983,11 @@ class PersonRow:
 
 _K = KGP_NS
 _RDF_TYPE = RDF_NS + "type"
+
+
+def section_queries(queries: Mapping[str, NamedQuery]) -> tuple[str, ...]:
+    """The section queries ``person-sections`` lists people for (its ``BIND ("name" AS ?query)``)."""
+    return tuple(re.findall(r'BIND \("([a-z0-9-]+)" AS \?query\)', named(queries, "person-sections").text))
 
 
 def page_order_notes(profile: Profile) -> Iterator[tuple[int, ...]]:
