@@ -4,6 +4,7 @@ Hypothesis profiles the property tests run under."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -170,3 +171,18 @@ def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings
     store = OxigraphStore("memory:")
     build(settings, [out], store=store)
     return store
+
+
+def child_processes() -> set[int]:
+    """The processes this test process started that are still there."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        found.update(int(pid) for pid in (task / "children").read_text().split())
+    return found
+
+
+@pytest.fixture
+def no_process_left_behind() -> Iterator[None]:
+    before = child_processes()
+    yield
+    assert child_processes() <= before

@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,21 +94,6 @@ def cycle(n: int, predicate: str, typed: bool = False) -> str:
         person = f' a kgp:Person ; kgp:name "Synthetic Person {i}" ; kgp:source ex:source ;' if typed else ""
         lines.append(f"ex:p{i}{person} {predicate} ex:p{(i + 1) % n} .\n")
     return "".join(lines)
-
-
-def child_processes() -> set[int]:
-    """The processes this test process started that are still there."""
-    found: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        found.update(int(pid) for pid in (task / "children").read_text().split())
-    return found
-
-
-@pytest.fixture
-def no_process_left_behind() -> Iterator[None]:
-    before = child_processes()
-    yield
-    assert child_processes() <= before
 
 
 def peak_rss_reset() -> None:

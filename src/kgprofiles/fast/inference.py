@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyoxigraph as ox
 from rdflib import Graph
@@ -22,6 +23,7 @@ from kgprofiles.fast.linear import Closure
 from kgprofiles.fast.literals import LiteralScan
 from kgprofiles.fast.rules import compile_rules
 from kgprofiles.infer import closure
+from kgprofiles.killable import Killable
 from kgprofiles.scratch import scratch_dir
 from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.terms import graph_from_triples, triples_from_graph
@@ -99,25 +101,89 @@ def infer_into(
     ``data()`` gives the raw parsed data triples (the store's content is not read). ``budget``:
     as for ``infer_triples``."""
     started = time.perf_counter()
-    ox_store = engine.engine_of(store)
-    target = ox.NamedNode(graph)
-    ox_store.clear_graph(target) if ox_store.contains_named_graph(target) else None
-    seconds: dict[str, float] = {}
     with scratch_dir("fast") as tmp:
         path = os.path.join(tmp, "inferred.nt")
         unsupported, errors = _run_to_file(data, ontology, scan, path, budget)
-        seconds["passes"] = time.perf_counter() - started
-        notes: tuple[str, ...] = ()
-        if unsupported:
-            notes = tuple(f"owlrl: {reason}" for reason in unsupported)
-            for note in notes:
-                log.warning("fast inference: %s", note)
-            triples, errors = _reference(data, ontology, budget)
-            ox_store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in triples)
+        return _load(store, graph, path, (unsupported, errors), (data, ontology, budget), started)
+
+
+class ClosureAhead:
+    """``infer_into`` in two steps: ``start`` the passes as soon as the data is parsed (the spill
+    closed, the scan finished), then ``into`` loads what they wrote. ``in_child``: the passes run
+    in a child process (``killable.Killable``: killed at the budget's deadline, capped at its
+    memory), on the other core while the build stores and validates the data, and ``into`` waits
+    for them; ``data`` must then be picklable (the build's ``TripleSpill``). A context manager:
+    leaving it kills passes still running (a build that stopped, or whose data was refused)."""
+
+    def __init__(self) -> None:
+        self._child: Killable | None = None
+        self._passed: tuple[list[str], tuple[str, ...]] | None = None
+        self._job: tuple[Triples, Graph, Budget] | None = None
+        self._path = ""
+        self._started = 0.0
+
+    def start(
+        self,
+        data: Triples,
+        ontology: Graph,
+        scan: LiteralScan | None,
+        budget: Budget,
+        directory: Path,
+        *,
+        in_child: bool,
+    ) -> None:
+        self._started = time.perf_counter()
+        self._job, self._path = (data, ontology, budget), str(directory / "inferred.nt")
+        arguments = (data, ontology, scan, self._path, budget)
+        if in_child:
+            self._child = Killable(_run_to_file, arguments, budget, "the OWL RL closure")
         else:
-            loading = time.perf_counter()
-            ox_store.bulk_load(path=path, format=rdf_syntax.RdfFormat.N_TRIPLES, to_graph=target)
-            seconds["load"] = time.perf_counter() - loading
+            self._passed = _run_to_file(*arguments)
+
+    def __enter__(self) -> ClosureAhead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._child is not None:
+            self._child.__exit__(*exc)
+        if self._path:
+            Path(self._path).unlink(missing_ok=True)
+
+    def into(self, store: object, graph: str) -> FastInference:
+        """Wait for the passes, then write their triples into ``graph`` of ``store`` (as ``infer_into``)."""
+        assert self._job is not None, "start the passes first"
+        passed = self._child.result() if self._child is not None else self._passed
+        assert passed is not None
+        return _load(store, graph, self._path, passed, self._job, self._started)
+
+
+def _load(
+    store: object,
+    graph: str,
+    path: str,
+    passed: tuple[list[str], tuple[str, ...]],
+    job: tuple[Triples, Graph, Budget | None],
+    started: float,
+) -> FastInference:
+    """The passes' file (``path``) bulk-loaded into ``graph``, emptied first; or, when the passes
+    could not do the work (``passed``: what they did not support, the inconsistencies), owlrl's
+    closure of the ``job``'s data."""
+    ox_store = engine.engine_of(store)
+    target = ox.NamedNode(graph)
+    ox_store.clear_graph(target) if ox_store.contains_named_graph(target) else None
+    unsupported, errors = passed
+    seconds: dict[str, float] = {"passes": time.perf_counter() - started}
+    notes: tuple[str, ...] = ()
+    if unsupported:
+        notes = tuple(f"owlrl: {reason}" for reason in unsupported)
+        for note in notes:
+            log.warning("fast inference: %s", note)
+        triples, errors = _reference(*job)
+        ox_store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, target) for t in triples)
+    else:
+        loading = time.perf_counter()
+        ox_store.bulk_load(path=path, format=rdf_syntax.RdfFormat.N_TRIPLES, to_graph=target)
+        seconds["load"] = time.perf_counter() - loading
     counted = ox_store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {target} {{ ?s ?p ?o }} }}")
     count = int(next(iter(counted))["n"].value)  # type: ignore[arg-type, index, union-attr]
     seconds["total"] = time.perf_counter() - started
