@@ -35,7 +35,7 @@ from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions
 from rdflib import Graph, URIRef
 
 from kgprofiles.budget import Budget
-from kgprofiles.fast.linear import Closure
+from kgprofiles.fast.linear import Closure, text_triples
 from kgprofiles.fast.literals import XSD_STRING, rdflib_form
 from kgprofiles.fast.load_view import DataView, stored_forms
 from kgprofiles.fast.reach import neighbourhood, plan_edges
@@ -120,9 +120,7 @@ def _validate(
 # -- inference ----------------------------------------------------------------------------------
 
 
-def _infer(
-    view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPlan, budget: Budget | None
-) -> None:
+def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPlan, budget: Budget | None) -> None:
     rules = compile_rules(ontology, budget)
     if rules.unsupported:
         plan.full_inference = True
@@ -142,7 +140,7 @@ def _infer(
     touched, linked = _touched(view, rules, changed)
     local = _local_data(view, rules, touched, linked)
     sink = io.StringIO()
-    result = Closure(rules, lambda: local, sink, used_datatypes=used, budget=budget).run()
+    result = Closure(rules, lambda: text_triples(local), sink, used_datatypes=used, budget=budget).run()
     if result.unsupported:
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)

@@ -19,10 +19,11 @@ import pyoxigraph as ox
 from rdflib import Graph
 
 from kgprofiles.budget import Budget
-from kgprofiles.fast.linear import Closure
+from kgprofiles.fast.linear import Closure, text_triples
 from kgprofiles.fast.literals import LiteralScan
 from kgprofiles.fast.rules import compile_rules
 from kgprofiles.infer import closure
+from kgprofiles.ingest import TripleSpill
 from kgprofiles.killable import Killable
 from kgprofiles.scratch import scratch_dir
 from kgprofiles.store import engine, rdf_syntax
@@ -55,8 +56,9 @@ def _run_to_file(
     data: Triples, ontology: Graph, scan: LiteralScan | None, path: str, budget: Budget | None
 ) -> tuple[list[str], tuple[str, ...]]:
     plan = compile_rules(ontology, budget)
+    text = data.text if isinstance(data, TripleSpill) else lambda: text_triples(data())
     with open(path, "w", encoding="utf-8", buffering=1 << 20) as handle:
-        result = Closure(plan, data, _FileSink(handle), scan, budget=budget).run()
+        result = Closure(plan, text, _FileSink(handle), scan, budget=budget).run()
     return result.unsupported, result.inconsistencies
 
 

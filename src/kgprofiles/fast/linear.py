@@ -15,7 +15,7 @@ update is slower than bulk-loading N-Triples; a pass in Python costs about a mic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -33,7 +33,9 @@ from kgprofiles.vocab import OWL_NS, RDFS_NS
 TYPE_KEY = f"<{RDF_TYPE}>"
 SAME_AS_KEY = f"<{SAME_AS}>"
 DISJOINT_KEY = f"<{OWL_NS}disjointWith>"
-Triples = Callable[[], Iterable[ox.Triple | ox.Quad]]
+#: A triple as the passes read it: the subject and object in N-Triples, the predicate's IRI.
+TextTriple = tuple[str, str, str]
+TextTriples = Callable[[], Iterable[TextTriple]]
 _REFLEXIVE = {
     f"<{iri}>"
     for iri in (
@@ -112,7 +114,7 @@ class Closure:
     def __init__(
         self,
         plan: RulesPlan,
-        data: Triples,
+        data: TextTriples,
         sink: Sink,
         scan: LiteralScan | None = None,
         used_datatypes: set[str] | None = None,
@@ -175,15 +177,14 @@ class Closure:
         self.predicates[value] = found
         return found
 
-    def object_key(self, o: ox.NamedNode | ox.BlankNode | ox.Literal) -> str:
-        """The object in N-Triples as rdflib sees it (typed literals in rdflib's form)."""
-        key = str(o)
-        if key[-1] == ">" and key[0] == '"':
-            view = self.views.get(key)
+    def object_key(self, o: str) -> str:
+        """The object (N-Triples) as rdflib sees it (typed literals in rdflib's form)."""
+        if o[-1] == ">" and o[0] == '"':
+            view = self.views.get(o)
             if view is None:
-                view = self.views[key] = str(rdflib_form(o))  # type: ignore[arg-type]
+                view = self.views[o] = str(rdflib_form(_parse_literal(o)))
             return view
-        return key
+        return o
 
     def _disjoint_classes_mask(self) -> int:
         mask = 0
@@ -193,7 +194,7 @@ class Closure:
 
     # -- pass 1 -----------------------------------------------------------------------------
 
-    def collect(self, triples: Iterable[ox.Triple | ox.Quad], is_data: bool) -> None:
+    def collect(self, triples: Iterable[TextTriple], is_data: bool) -> None:
         """Pass 1 (see the module docstring). The loop is written for speed: locals, no calls."""
         predicates = self.predicates
         types, asserted_types = self.types, self.asserted_types
@@ -204,18 +205,15 @@ class Closure:
         relevant = self.relevant
         types_mask, bit = self.plan.types_mask, self.plan.bit
         chain_edges = self.chain_edges
-        for t in triples:
-            pv = t.predicate.value
+        for s, pv, o in triples:
             entry = predicates.get(pv)
             if entry is None:
                 entry = self.predicate(pv)
-            s = str(t.subject)
-            o = str(t.object)
             literal = o[0] == '"'
             if literal and o[-1] == ">":
                 view = views.get(o)
                 if view is None:
-                    view = views[o] = str(rdflib_form(t.object))  # type: ignore[arg-type]
+                    view = views[o] = str(rdflib_form(_parse_literal(o)))
                 o = view
                 preds = typed_literals.get(o)
                 if preds is None:
@@ -351,12 +349,10 @@ class Closure:
         plans = {pv: self.resolved(entry.derived) for pv, entry in self.predicates.items()}
         views = self.views
         write = self.sink.write
-        for t in paced(self.budget, self.data(), self.produced):
-            derived = plans[t.predicate.value]
+        for s, pv, o in paced(self.budget, self.data(), self.produced):
+            derived = plans[pv]
             if not derived:
                 continue
-            s = str(t.subject)
-            o = str(t.object)
             literal = o[0] == '"'
             if literal and o[-1] == ">":
                 o = views[o]
@@ -377,10 +373,9 @@ class Closure:
         assert self.classes is not None
         predicates = self.predicates
         members = set(self.classes.parent)
-        for t in paced(self.budget, self.data(), self.produced):
-            entry = predicates[t.predicate.value]
-            s = str(t.subject)
-            o = self.object_key(t.object)  # type: ignore[arg-type]
+        for s, pv, o in paced(self.budget, self.data(), self.produced):
+            entry = predicates[pv]
+            o = self.object_key(o)
             self.derive(s, entry, o, replicas)
             if s in members or o in members:
                 incident.add((s, entry.key, o))
@@ -468,7 +463,7 @@ class Closure:
     # -- the run ------------------------------------------------------------------------------
 
     def run(self) -> LinearResult:
-        self.collect(self.plan.ontology_triples, is_data=False)
+        self.collect(text_triples(self.plan.ontology_triples), is_data=False)
         self.collect(paced(self.budget, self.data()), is_data=True)
         problems = self.problems()
         if problems:
@@ -522,6 +517,12 @@ def ill_typed(literal: Literal) -> str | None:
     except ValueError:
         return f"Lexical value of the literal '{literal!s}' does not match its datatype ({literal.datatype!s})"
     return None
+
+
+def text_triples(triples: Iterable[ox.Triple | ox.Quad]) -> Iterator[TextTriple]:
+    """Triples as the passes read them (``TextTriple``)."""
+    for t in triples:
+        yield str(t.subject), t.predicate.value, str(t.object)
 
 
 def _parse_literal(key: str) -> ox.Literal:
