@@ -46,3 +46,28 @@ def test_a_file_without_its_triples_keeps_its_count_and_lines(tmp_path: Path) ->
     assert light.triples == ()
     assert light.count == len(parsed.triples) == 6
     assert light.line_of("http://example.org/p1") == parsed.line_of("http://example.org/p1") == 3
+
+
+#: Literals a line-by-line reading could break on: escaped and raw line breaks of every kind,
+#: a literal ending like a line (" ."), spaces, a language tag, a datatype, a blank node subject.
+AWKWARD = [
+    ox.Literal(text)
+    for text in ("a\rb", "a\nb", "a\r\nb", "x\u2028y", "x\u0085y", "x\u2029y", "tab\there", 'q"uote', "end .", " .\n")
+] + [
+    ox.Literal("sp ace", language="en"),
+    ox.Literal("01", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+    ox.NamedNode("http://example.org/o"),
+]
+
+
+def test_the_spill_read_as_text_gives_each_term_as_oxigraph_writes_it(tmp_path: Path) -> None:
+    from kgprofiles.fast.linear import text_triples
+
+    subjects = [ox.NamedNode("http://example.org/s"), ox.BlankNode("b1")]
+    triples = [ox.Triple(s, ox.NamedNode("http://example.org/p"), o) for s in subjects for o in AWKWARD]
+    spill = TripleSpill(tmp_path / "spill.nt")
+    spill.add(triples)
+    spill.close()
+
+    assert list(spill.text()) == list(text_triples(triples)) == list(text_triples(spill()))
+    assert len(list(spill.text())) == 2 * len(AWKWARD)

@@ -170,7 +170,7 @@ class TripleSpill:
         triple a line, terms separated by one space, none in an IRI or a blank node label): a
         third of the time of parsing them into terms and writing those back as text."""
         assert self._handle is None, "close the spill before reading it"
-        with open(self.path, encoding="utf-8") as lines:
+        with open(self.path, encoding="utf-8", newline="\n") as lines:  # a raw \r is never written
             for line in lines:
                 subject, predicate, rest = line.split(" ", 2)
                 yield subject, predicate[1:-1], rest[:-3]
