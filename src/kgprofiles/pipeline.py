@@ -406,14 +406,14 @@ def _parse_into(
     the bulk loader, into ``spill`` and into a scan of their literals; the files come back without
     their triples, with the scan. ``then(files, scan)`` is called as soon as the last file is
     parsed (the spill closed), before the loader's own work ends. The stages overlap: "parse" is
-    the time spent parsing, spilling and scanning, "store" the rest of the load."""
+    the time spent parsing, spilling and scanning, "store" the rest of the load (not ``then``'s)."""
     files: list[SourceFile] = []
     scanner = LiteralScanner()
-    scans: list[LiteralScan] = []
-    parsing = 0.0
+    scan: LiteralScan | None = None
+    parsing = handed = 0.0
 
     def quads() -> Iterator[ox.Quad]:
-        nonlocal parsing
+        nonlocal parsing, handed, scan
         for path in found:
             started = time.perf_counter()
             parsed = _parse_one(path, settings)
@@ -425,9 +425,11 @@ def _parse_into(
             yield from _quads({parsed.graph: parsed.triples})
         started = time.perf_counter()
         spill.close()
-        scans.append(scanner.finish(spill))
-        parsing += time.perf_counter() - started
-        then(files, scans[0])
+        scan = scanner.finish(spill)
+        handing = time.perf_counter()
+        parsing += handing - started
+        then(files, scan)
+        handed = time.perf_counter() - handing
         timer.progress.stage("store")  # every file parsed: what remains is the loader's own work
         yield from _quads({ONTOLOGY_GRAPH: _ontology_triples(settings)})
 
@@ -436,11 +438,11 @@ def _parse_into(
     # The bulk loader (no transaction needed: the generation is not published yet); like extend,
     # it keeps the blank-node labels ingest gave.
     timer.seconds.update(parse=0.0, store=0.0)  # the report's order: these stages first
-    aside = timer.seconds.get("infer", 0.0)  # then()'s own time
     store.bulk_load(quads())
     timer.seconds["parse"] = parsing
-    timer.seconds["store"] = time.perf_counter() - started - parsing - (timer.seconds.get("infer", 0.0) - aside)
-    return files, scans[0]
+    timer.seconds["store"] = time.perf_counter() - started - parsing - handed
+    assert scan is not None  # (the loader read every quad)
+    return files, scan
 
 
 def validate(settings: Settings, paths: Sequence[Path] | None = None, *, reference: bool = False) -> ValidationReport:

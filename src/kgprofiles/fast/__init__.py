@@ -13,9 +13,11 @@
   means, computed from what they touch: the validation report and the patch of the inferred graph.
 
 A build with them: parse the files; write their graphs and the ontology graph into the fresh
-on-disk generation; ``scan = scan_literals(raw)``; ``validate_store`` (stop if it does not conform:
-the generation is never published); ``infer_into`` the inferred graph; publish. ``raw`` is a function
-returning a fresh iterator over the parsed triples (``lambda: (t for f in files for t in f.triples)``).
+on-disk generation; ``scan = scan_literals(raw)``; start the inference passes (``inference.ClosureAhead``:
+``infer_into`` in two steps, the passes in a child process for large data); ``validate_store`` (stop
+if it does not conform: the generation is never published); load the passes' inferred graph;
+publish. ``raw`` is a function returning a fresh iterator over the parsed triples
+(``lambda: (t for f in files for t in f.triples)``).
 
 Each takes a ``budget`` (``kgprofiles.budget``): a deadline and, for inference, an allowance of
 produced triples, checked as they go; what cannot be interrupted (sh:sparql constraints, pyshacl,
