@@ -30,7 +30,10 @@ if ((${#missing[@]})); then
     fi
     echo "install-test-deps: installing ${missing[*]} (apt)"
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq >/dev/null
+    # another install running (a second checkout's `make test`, unattended upgrades) holds dpkg's
+    # lock: wait for it, up to ten minutes, instead of failing at once
+    wait_lock=(-o DPkg::Lock::Timeout=600)
+    $sudo apt-get "${wait_lock[@]}" update -qq >/dev/null
     # virtuoso-opensource-7's postinst starts a system-wide server on ports 1111 and 8890 through
     # invoke-rc.d; a policy-rc.d that denies every start (exit 101) keeps it from running, for the
     # length of the install only (an existing policy-rc.d is left as it is).
@@ -42,7 +45,7 @@ if ((${#missing[@]})); then
         own_policy=1
     fi
     status=0
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+    $sudo apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
     if [[ -n $own_policy ]]; then
         $sudo rm -f "$policy"
     fi
