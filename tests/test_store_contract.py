@@ -123,17 +123,21 @@ def test_select_rows_in_projection_order_without_unbound_variables(loaded: Store
     ]
 
 
-def test_select_rows_one_at_a_time_are_the_querys_rows(loaded: Store) -> None:
+@pytest.mark.parametrize("ahead", [False, True], ids=["read-as-they-come", "evaluated-ahead"])
+def test_select_rows_one_at_a_time_are_the_querys_rows(loaded: Store, ahead: bool) -> None:
     text = f"SELECT ?who ?age WHERE {{ ?who schema:name ?n OPTIONAL {{ ?who <{AGE.value}> ?age }} }}"
-    rows = loaded.select_rows(text)
+    rows = loaded.select_rows(text, ahead=ahead)
     assert iter(rows) is rows  # given as they come, not a list
     assert sorted(rows, key=lambda row: row["who"].value) == sorted(select(loaded, text), key=lambda r: r["who"].value)
-    bound = list(loaded.select_rows("SELECT ?n WHERE { ?who schema:name ?n }", {"who": GRACE}))
+    bound = list(loaded.select_rows("SELECT ?n WHERE { ?who schema:name ?n }", {"who": GRACE}, ahead=ahead))
     assert bound == [{"n": ox.Literal("Grace Hopper")}]
-    with pytest.raises(QueryError):
-        list(loaded.select_rows(f"ASK {{ <{ADA.value}> ?p ?o }}"))
-    with pytest.raises(QueryError):
+    with pytest.raises(QueryError, match="SELECT"):
+        list(loaded.select_rows(f"ASK {{ <{ADA.value}> ?p ?o }}", ahead=ahead))
+    with pytest.raises(QueryError) as malformed:
+        list(loaded.select_rows("SELECT ?x WHERE { ?x", ahead=ahead))
+    with pytest.raises(QueryError) as in_line:
         list(loaded.select_rows("SELECT ?x WHERE { ?x"))
+    assert str(malformed.value) == str(in_line.value)  # the same message, line and column
 
 
 def test_ask(loaded: Store) -> None:

@@ -69,9 +69,12 @@ class NamedQuery:
     def run(self, store: Store, values: Mapping[str, str | Term] | None = None) -> QueryResult:
         return store.query(self.text, self.bind(values or {}))
 
-    def rows(self, store: Store, values: Mapping[str, str | Term] | None = None) -> Iterator[dict[str, Term]]:
-        """The rows of this SELECT, read as they come (``Store.select_rows``)."""
-        return store.select_rows(self.text, self.bind(values or {}))
+    def rows(
+        self, store: Store, values: Mapping[str, str | Term] | None = None, *, ahead: bool = False
+    ) -> Iterator[dict[str, Term]]:
+        """The rows of this SELECT, read as they come (``Store.select_rows``; ``ahead``: evaluated
+        from now on, beside the caller's other work)."""
+        return store.select_rows(self.text, self.bind(values or {}), ahead=ahead)
 
 
 def to_term(kind: str, value: str | Term) -> Term:

@@ -98,9 +98,13 @@ class Store(Protocol):
         prefixes are predeclared. A malformed query raises QueryError with line and column."""
         ...
 
-    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+    def select_rows(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None, *, ahead: bool = False
+    ) -> Iterator[dict[str, Term]]:
         """The rows of a SELECT (as ``query`` gives them), read as they come where the backend
-        can: for reading a whole-graph answer without holding all of it at once."""
+        can: for reading a whole-graph answer without holding all of it at once. ``ahead``: start
+        evaluating now, beside the caller's other work, where the backend can (the embedded
+        store: ``rows_ahead.py``); the same rows either way."""
         ...
 
     def update(self, sparql: str, base_iri: str | None = None) -> None:

@@ -53,6 +53,7 @@ from kgprofiles.store import generations
 from kgprofiles.store.base import Patch, QueryResult, SelectResult, Term, solution_rows
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
 from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
+from kgprofiles.store.rows_ahead import RowsAhead
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -257,10 +258,18 @@ class OxigraphStore:
         check_query(sparql, allow_fetch=self.allow_fetch, local_graphs=self.graphs, max_depth=max_depth)
         return inline_values(SparqlText.of(sparql), bound)
 
-    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+    def select_rows(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None, *, ahead: bool = False
+    ) -> Iterator[dict[str, Term]]:
         """``query``'s rows of a SELECT, read lazily from pyoxigraph's solutions (a whole-graph
-        answer is never all in memory)."""
+        answer is never all in memory). ``ahead``: evaluated from now on, in a thread beside the
+        caller, into a scratch file (``rows_ahead.py``); the same rows."""
         text = self.prepared(sparql, bindings)
+        if ahead:
+            return RowsAhead(lambda: self._query(text), lambda: self._errors_of(text))
+        return self._lazy_rows(text)
+
+    def _lazy_rows(self, text: SparqlText) -> Iterator[dict[str, Term]]:
         with self._errors_of(text):
             raw = self._query(text)
             if not isinstance(raw, ox.QuerySolutions):

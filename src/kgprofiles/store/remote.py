@@ -386,9 +386,12 @@ class RemoteStore:
         RemoteError."""
         return self._query(sparql, bindings, complete=True)
 
-    def select_rows(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> Iterator[dict[str, Term]]:
+    def select_rows(
+        self, sparql: str, bindings: Mapping[str, Term] | None = None, *, ahead: bool = False
+    ) -> Iterator[dict[str, Term]]:
         """``query``'s rows of a SELECT: the answer is read whole (paged where the server cuts
-        it), then given a row at a time."""
+        it), then given a row at a time. ``ahead`` changes nothing here: the server evaluates
+        beside this process already."""
         result = self.query(sparql, bindings)
         if not isinstance(result, SelectResult):
             raise QueryError("select_rows needs a SELECT query")
