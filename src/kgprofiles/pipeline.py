@@ -69,7 +69,7 @@ class BuildReport:
     warnings: int
     store: str
     #: parse, validate, infer (the OWL RL closure), store (every write: on disk the bulk loads of the
-    #: data and of the inferred graph), compact (on disk), index (the search index), publish
+    #: data and of the inferred graph), compact (on disk)
     stage_seconds: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # where the fast paths fell back to pyshacl or owlrl, and why
 
@@ -204,16 +204,11 @@ def build(
             report, notes = _validate(staged.work, files, spill, scan, settings, timer, reference)
             inferred, more = _infer(staged.work, files, spill, passes, settings, timer, reference)
         generation = Path(staged.work.location) if isinstance(staged, GenerationStaging) else None
-        if generation is not None:
-            # The bulk loader leaves many overlapping files; compacted, reads of the built store are
-            # about three times faster (a profile at 100,000 people: 36 → 12 ms), the search index's
-            # whole-graph queries too: compacted before the index is written, not after
-            with timer.stage("compact"):
-                staged.work.compact()
         with _search_index(settings, staged.work, store, timer, generation) as place_index:
             # a server is written graph by graph: a bar (100,000 people take hours into Virtuoso),
             # and a stage of its own ("store" is the loader's, before validation)
-            with timer.stage("publish", staged.graphs_to_hand_over()):
+            total = staged.graphs_to_hand_over()
+            with timer.stage("compact" if isinstance(staged, GenerationStaging) else "publish", total):
                 staged.publish(advance=timer.progress.advance)
             place_index()
     return BuildReport(

@@ -3,9 +3,8 @@
 A build parses, validates and infers in a *work store* (a pyoxigraph store it alone uses, fed by
 the bulk loader), then publishes. Each backend stages its own way:
 
-* **on disk** (``GenerationStaging``): the work store *is* the new generation (the build compacts
-  it); publishing switches the store's link to it (``GenerationWriter``: one writer, durable,
-  atomic);
+* **on disk** (``GenerationStaging``): the work store *is* the new generation; publishing compacts
+  it and switches the store's link to it (``GenerationWriter``: one writer, durable, atomic);
 * **a remote server or a store the caller opened** (``ReplacementStaging``): the work store is a
   scratch store in a temporary directory; publishing replaces the target's graphs with the work
   store's, in one ``replace_graphs`` (remote: staged graphs moved by one update), and drops the
@@ -40,10 +39,9 @@ class Staging(Protocol):
     scratch: Path  # a directory for the build's temporary files, removed with the staging
     location: str  # where the graph goes, for the build's report
 
-    def publish(self, advance: Callable[[], None] = lambda: None) -> None:
-        """Make the work store's graphs the store's (``advance``: called as each graph is handed
-        over, where they go one by one). A new generation is published as it is: compacting it
-        (``OxigraphStore.compact``) is the caller's, before it reads the generation again."""
+    def publish(self, compact: bool = True, advance: Callable[[], None] = lambda: None) -> None:
+        """Make the work store's graphs the store's (``compact``: compact a new generation first;
+        ``advance``: called as each graph is handed over, where they go one by one)."""
         ...
 
     def graphs_to_hand_over(self) -> int | None:
@@ -60,7 +58,11 @@ class GenerationStaging:
         self.scratch = generations.scratch_dir(Path(self.work.location))
         self.location = str(writer.store_path)
 
-    def publish(self, advance: Callable[[], None] = lambda: None) -> None:
+    def publish(self, compact: bool = True, advance: Callable[[], None] = lambda: None) -> None:
+        if compact:
+            # The bulk loader leaves many overlapping files; compacted, reads of the built store are
+            # about three times faster (a profile at 100,000 people: 36 → 12 ms).
+            self.work.compact()
         self._writer.publish(self.work)
 
     def graphs_to_hand_over(self) -> int | None:
@@ -81,7 +83,7 @@ class ReplacementStaging:
         """The work store's graphs (listed once: asked for their count, then published)."""
         return self.work.graphs()
 
-    def publish(self, advance: Callable[[], None] = lambda: None) -> None:
+    def publish(self, compact: bool = True, advance: Callable[[], None] = lambda: None) -> None:
         graphs = GraphsOf(self.work, self._built, advance)
         stale = [g for g in self._target.graphs() if g not in graphs]
         self._target.replace_graphs(graphs, drop=stale)
