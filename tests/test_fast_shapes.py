@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from rdflib import Graph
 
 from conftest import ROOT, examples
@@ -27,10 +27,11 @@ from kgprofiles.budget import Budget
 from kgprofiles.config import Settings
 from kgprofiles.fast.validation import compile_shapes, validate_store, validate_triples
 from kgprofiles.ingest import SourceFile, parse_files
-from kgprofiles.terms import graph_from_triples
+from kgprofiles.terms import graph_from_triples, to_rdflib
 from kgprofiles.validate import (
     ValidationReport,
     ValidationResult,
+    compact,
     load_ontology,
     load_shapes,
     locate_subjects,
@@ -128,8 +129,22 @@ def test_synthetic_profiles(tmp_path: Path, settings: Settings, shapes: Graph, o
     assert reference.results  # the synthetic people have no Wikidata links: warnings to compare
 
 
+def without_rdflib_empty_literal_cycles(
+    results: tuple[ValidationResult, ...], triples: list[ox.Triple]
+) -> tuple[ValidationResult, ...]:
+    """pyshacl's ``results`` less what rdflib's path code gets wrong: it takes an empty literal as
+    a path's start for "any node" (``""`` is falsy there), so ``x kgp:partOf ""`` matches
+    ``?value kgp:partOf* $this`` and pyshacl reports x as part of itself. Oxigraph, hence the fast
+    path, does not (found by Hypothesis, pinned in ``test_generated_graphs``)."""
+    empty = {
+        compact(to_rdflib(t.subject)) for t in triples if t.predicate == kgp("partOf") and t.object == ox.Literal("")
+    }
+    return tuple(r for r in results if not (r.shape == "kgs:PartOfCycleShape" and r.focus in empty))
+
+
 @settings(max_examples=examples(25))
 @given(triples=graphs())
+@example(triples=[ox.Triple(ox.NamedNode("https://w3id.org/kgprofiles/id/person/p0"), kgp("partOf"), ox.Literal(""))])
 def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     """Every fast path gives pyshacl's results on the same graph: from the parsed triples, and, as
     at scale, with the sh:sparql queries run on a copy of only the triples they can read (taken
@@ -138,6 +153,7 @@ def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Gra
     from kgprofiles.fast.stores import memory_store
 
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
+    reference = ValidationReport(without_rdflib_empty_literal_cycles(reference.results, triples), reference.files)
     fast = validate_triples(triples, shapes, ontology)
     assert fast.notes == ()
     assert same(fast.report.results, reference.results), explain(fast.report.results, reference.results)

@@ -161,14 +161,14 @@ def uses_axioms(triples: Iterable[ox.Triple]) -> bool:
 
 def inference_results(
     messages: Sequence[str],
-    files: Sequence[SourceFile],
+    using: str | None,
     shown: set[str],
     located: dict[str, tuple[str, int | None]],
 ) -> list[ValidationResult]:
-    """OWL RL's ``messages`` about ``files`` (those ``shown``) as violations, for ``validate``:
-    an individual of disjoint classes at its line; what cannot be placed at the first shown file
-    that uses one of ``AXIOMS``. Ill-typed literals are left to ``ill_typed_results``."""
-    using = next((f.display for f in files if f.display in shown and uses_axioms(f.triples)), None)
+    """OWL RL's ``messages`` about the files ``shown`` as violations, for ``validate``: an
+    individual of disjoint classes at its line; what cannot be placed at ``using``, the first
+    shown file that uses one of ``AXIOMS`` (``uses_axioms``). Ill-typed literals are left to
+    ``ill_typed_results``."""
     results = []
     for message in messages:
         if _LITERAL.fullmatch(message):

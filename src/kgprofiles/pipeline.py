@@ -24,6 +24,7 @@ from kgprofiles.inconsistency import ill_typed_results, inconsistent, inference_
 from kgprofiles.infer import closure
 from kgprofiles.ingest import SourceFile, TripleSpill, collect_files, parse_file, union_graph
 from kgprofiles.progress import Progress, Silent
+from kgprofiles.scratch import scratch_dir
 from kgprofiles.search import INDEX_FILE, IndexCopy, index_path, remote_index_path, update_index, write_index
 from kgprofiles.store import engine, generations
 from kgprofiles.store.base import Store
@@ -34,6 +35,7 @@ from kgprofiles.store.writer import GenerationWriter
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import (
     ValidationReport,
+    ValidationResult,
     load_ontology,
     load_shapes,
     locate_subjects,
@@ -401,12 +403,14 @@ def _parse_into(
     settings: Settings,
     timer: _Timer,
     then: Callable[[Sequence[SourceFile], LiteralScan], None],
+    each: Callable[[SourceFile], None] = lambda parsed: None,
 ) -> tuple[list[SourceFile], LiteralScan]:
     """Parse ``found`` file by file into ``store`` (one named graph each, then the ontology's) with
     the bulk loader, into ``spill`` and into a scan of their literals; the files come back without
-    their triples, with the scan. ``then(files, scan)`` is called as soon as the last file is
-    parsed (the spill closed), before the loader's own work ends. The stages overlap: "parse" is
-    the time spent parsing, spilling and scanning, "store" the rest of the load (not ``then``'s)."""
+    their triples, with the scan. ``each(file)`` sees each file with its triples, in order, before
+    they are let go; ``then(files, scan)`` is called as soon as the last file is parsed (the spill
+    closed), before the loader's own work ends. The stages overlap: "parse" is the time spent
+    parsing, spilling and scanning, "store" the rest of the load (not ``then``'s)."""
     files: list[SourceFile] = []
     scanner = LiteralScanner()
     scan: LiteralScan | None = None
@@ -419,6 +423,7 @@ def _parse_into(
             parsed = _parse_one(path, settings)
             spill.add(parsed.triples)
             scanner.add(parsed.triples)
+            each(parsed)
             files.append(parsed.without_triples())
             parsing += time.perf_counter() - started
             timer.progress.advance()
@@ -450,52 +455,83 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     files are validated together with the rest of the project's data (a role pointing at an
     organisation defined in another file is fine), and only results whose focus node is defined
     in the named files are reported, as ``load`` does. The fast path, with pyshacl's findings;
-    ``reference``: pyshacl itself. Under the validation budget."""
-    from kgprofiles.fast import scan_literals, validate_store
+    ``reference``: pyshacl itself. Under the validation budget.
+
+    The fast path reads the data as ``build`` does: parsed file by file into a scratch store on
+    disk and a spill, never all of it held as Python objects (100,000 people: 9 GB before)."""
+    from kgprofiles.fast import infer_triples, validate_store
 
     named = collect_files(paths) if paths else []
     rest = collect_files([settings.data_dir]) if settings.data_dir.is_dir() else []
     chosen = {path.resolve() for path in named}
-    files = [_parse_one(path, settings) for path in [*named, *(p for p in rest if p.resolve() not in chosen)]]
-    shown = {f.display for f in files[: len(named)]} if named else {f.display for f in files}
-    budget = Budget.for_validation(settings.limits)
-    located = locate_subjects(files)
+    ordered = [*named, *(p for p in rest if p.resolve() not in chosen)]
     if reference:
-        report = validate_files(files, settings, data=union_graph(files), budget=budget)
-        axioms = any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings))
-    else:
-        scratch = OxigraphStore(MEMORY)
+        return _validate_in_memory(settings, [_parse_one(path, settings) for path in ordered], len(named))
+    budget = Budget.for_validation(settings.limits)
+    shown: set[str] = set()
+    located: dict[str, tuple[str, int | None]] = {}  # as locate_subjects(files), made as they come
+    ill_typed: list[ValidationResult] = []  # before the shapes' findings are known: filtered below
+    axiom_user: list[str] = []  # the first shown file that uses an axiom
+
+    def each(parsed: SourceFile) -> None:
+        if not named or len(shown) < len(named):
+            shown.add(parsed.display)
+        for node, line in parsed.subject_lines.items():
+            located.setdefault(node, (parsed.display, line))  # (a subject's first file is this one or earlier)
+        if parsed.display in shown:
+            ill_typed.extend(ill_typed_results([parsed], shown, set(), located))
+            if not axiom_user and uses_axioms(parsed.triples):
+                axiom_user.append(parsed.display)
+
+    with scratch_dir("validate") as scratch:
+        spill = TripleSpill(Path(scratch) / "data.nt")
+        store = OxigraphStore(Path(scratch) / "store")
         try:
-            graphs = {**{f.graph: f.triples for f in files}, ONTOLOGY_GRAPH: _ontology_triples(settings)}
-            scratch.bulk_load(_quads(graphs))
-
-            def raw() -> Iterator[ox.Triple]:
-                return (t for f in files for t in f.triples)
-
+            files, scan = _parse_into(store, ordered, spill, settings, _Timer(Silent()), lambda *_: None, each)
             report = validate_store(
-                scratch,
+                store,
                 load_shapes(settings.shapes_dir),
                 load_ontology(settings.ontology_dir),
                 locate=located,
                 files=[f.display for f in files],
-                scan=scan_literals(raw),
-                raw=raw,
+                scan=scan,
+                raw=spill,
                 budget=budget,
             ).report
-            axioms = store_uses_axioms(scratch)  # (the files and the ontology)
+            axioms = store_uses_axioms(store)  # (the files and the ontology)
         finally:
-            scratch.close()
+            store.close()
+        results = [r for r in report.results if r.file in shown]
+        reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
+        results += [r for r in ill_typed if (r.focus, r.path) not in reported]
+        if axioms:
+            # (axioms that data can break: what build would refuse, the inference alone finds)
+            ontology = load_ontology(settings.ontology_dir)
+            found = infer_triples(spill, ontology, budget=_inference_budget(settings, files, ontology))
+            results += inference_results(found.inconsistencies, next(iter(axiom_user), None), shown, located)
+    return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
+
+
+def _validate_in_memory(settings: Settings, files: list[SourceFile], named: int) -> ValidationReport:
+    """``validate`` with pyshacl and owlrl themselves (``reference``), the files' triples in memory;
+    the first ``named`` files are those asked about (none: all)."""
+    from kgprofiles.fast import infer_triples
+
+    shown = {f.display for f in files[:named]} if named else {f.display for f in files}
+    budget = Budget.for_validation(settings.limits)
+    located = locate_subjects(files)
+    report = validate_files(files, settings, data=union_graph(files), budget=budget)
+    axioms = any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings))
     results = [r for r in report.results if r.file in shown]
     reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
     results += ill_typed_results(files, shown, reported, located)
     if axioms:
-        # (axioms that data can break: what build would refuse, the inference alone finds)
-        from kgprofiles.fast import infer_triples
-
         ontology = load_ontology(settings.ontology_dir)
-        budget = _inference_budget(settings, files, ontology)
-        found = infer_triples(lambda: (t for f in files for t in f.triples), ontology, budget=budget)
-        results += inference_results(found.inconsistencies, files, shown, located)
+        found = infer_triples(
+            lambda: (t for f in files for t in f.triples), ontology, budget=_inference_budget(settings, files, ontology)
+        )
+        using = next((f.display for f in files if f.display in shown and uses_axioms(f.triples)), None)
+        results += inference_results(found.inconsistencies, using, shown, located)
     return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
 
 

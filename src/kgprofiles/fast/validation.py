@@ -33,7 +33,7 @@ from kgprofiles.killable import Killable
 from kgprofiles.scratch import scratch_dir
 from kgprofiles.shapes_check import check_shape_queries
 from kgprofiles.sparql_runs import Row, SparqlRun, TriplesSource, run_queries
-from kgprofiles.store import engine
+from kgprofiles.store import engine, rdf_syntax
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import ValidationReport, ValidationResult, sort_results
 
@@ -170,15 +170,16 @@ class _SparqlRuns:
 
     def _as_file(self, source: TriplesSource) -> TriplesSource:
         """``source`` as the child reads it best: a file. Triples in memory are written as N-Quads
-        by pyoxigraph (1 s for a million) instead of pickled into the child's job (14 s, and as
-        long again to read back: `kgprofiles validate` of 10,000 people)."""
+        by the store's engine (1 s for a million) instead of pickled into the child's job (14 s,
+        and 3 s more to read back, at `kgprofiles validate` of 10,000 people; at 100,000 the child
+        ran out of its memory budget)."""
         if source.path is not None:
             return source
         self._scratch = scratch_dir("sparql")
         path = os.path.join(self._scratch.name, "data.nq")
         with open(path, "wb") as handle:
             # (a quad format takes triples too, in the default graph, as run_queries reads them)
-            ox.serialize(cast("Iterable[ox.Quad]", source.triples), handle, format=ox.RdfFormat.N_QUADS)
+            rdf_syntax.serialize(cast("Iterable[ox.Quad]", source.triples), handle, format=rdf_syntax.RdfFormat.N_QUADS)
         return TriplesSource(path=path)
 
     def __enter__(self) -> _SparqlRuns:
