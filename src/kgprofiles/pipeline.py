@@ -471,17 +471,18 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     shown: set[str] = set()
     located: dict[str, tuple[str, int | None]] = {}  # as locate_subjects(files), made as they come
     ill_typed: list[ValidationResult] = []  # before the shapes' findings are known: filtered below
-    axiom_user: list[str] = []  # the first shown file that uses an axiom
+    axiom_user: str | None = None  # the first shown file that uses an axiom
 
     def each(parsed: SourceFile) -> None:
+        nonlocal axiom_user
         if not named or len(shown) < len(named):
             shown.add(parsed.display)
         for node, line in parsed.subject_lines.items():
             located.setdefault(node, (parsed.display, line))  # (a subject's first file is this one or earlier)
         if parsed.display in shown:
             ill_typed.extend(ill_typed_results([parsed], shown, set(), located))
-            if not axiom_user and uses_axioms(parsed.triples):
-                axiom_user.append(parsed.display)
+            if axiom_user is None and uses_axioms(parsed.triples):
+                axiom_user = parsed.display
 
     with scratch_dir("validate") as scratch:
         spill = TripleSpill(Path(scratch) / "data.nt")
@@ -508,7 +509,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
             # (axioms that data can break: what build would refuse, the inference alone finds)
             ontology = load_ontology(settings.ontology_dir)
             found = infer_triples(spill, ontology, budget=_inference_budget(settings, files, ontology))
-            results += inference_results(found.inconsistencies, next(iter(axiom_user), None), shown, located)
+            results += inference_results(found.inconsistencies, axiom_user, shown, located)
     return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
 
 
