@@ -14,18 +14,24 @@ The thread cannot be stopped (a pyoxigraph query cannot be), so it is a daemon: 
 the process. It is for the project's own whole-graph queries, whose cost grows with the graph
 linearly; a user's query goes through the budgeted paths instead.
 
-The files are in the system's temporary directory (``TMPDIR``; ``scratch.py`` removes what a
-killed process left): at 100,000 people the largest is 242 MB (the related index's events), and
-two exist at once at most. Where the temporary directory is a RAM disk (tmpfs), that is memory.
+The files are in the system's temporary directory (``TMPDIR``). On Linux they are unnamed
+(``O_TMPFILE``, written through ``/proc/self/fd``): nothing is left behind however the process
+ends, SIGTERM or SIGKILL included. Elsewhere they are named files in a scratch directory, removed
+once read or dropped (``scratch.py`` sweeps what a killed process left). At 100,000 people the
+largest is 242 MB (the related index's events), and two exist at once at most. Where the
+temporary directory is a RAM disk (tmpfs), that is memory.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -48,9 +54,18 @@ class RowsAhead(Iterator[dict[str, Term]]):
         errors: Callable[[], AbstractContextManager[None]],
     ) -> None:
         self._errors = errors
-        self._scratch = scratch_dir("rows")
-        self._cleanup = weakref.finalize(self, self._scratch.cleanup)
-        self._path = Path(self._scratch.name) / "rows.tsv"
+        self._cleanup: weakref.finalize[Any, Any]
+        unnamed = _unnamed_file()
+        if unnamed is not None:
+            self._path = f"/proc/self/fd/{unnamed}"
+            self._cleanup = weakref.finalize(self, os.close, unnamed)
+            # (not at exit: a daemon thread may still be about to open the file by its number,
+            # which must not be given to another file meanwhile; the process's end closes it)
+            self._cleanup.atexit = False
+        else:
+            scratch = scratch_dir("rows")
+            self._path = str(Path(scratch.name) / "rows.tsv")
+            self._cleanup = weakref.finalize(self, scratch.cleanup)
         self._failure: BaseException | None = None
         self._rows: Iterator[dict[str, Term]] | None = None
         self._thread = threading.Thread(target=self._write, args=(evaluate,), name="kgprofiles rows ahead", daemon=True)
@@ -61,7 +76,7 @@ class RowsAhead(Iterator[dict[str, Term]]):
             solutions = evaluate()
             if not isinstance(solutions, ox.QuerySolutions):
                 raise QueryError("select_rows needs a SELECT query")
-            solutions.serialize(output=str(self._path), format=_TSV)
+            solutions.serialize(output=self._path, format=_TSV)
         except BaseException as exc:  # raised again where the rows are read
             self._failure = exc
 
@@ -76,7 +91,7 @@ class RowsAhead(Iterator[dict[str, Term]]):
             if self._failure is not None:
                 raise self._failure
             with open(self._path, "rb") as handle:
-                self._cleanup()  # the open file stays readable; nothing is left behind if reading stops
+                self._cleanup()  # the file stays readable through ``handle``, and goes with it
                 solutions = ox.parse_query_results(handle, format=_TSV)
                 assert isinstance(solutions, ox.QuerySolutions)
                 yield from solution_rows(solutions, tuple(v.value for v in solutions.variables))
@@ -85,3 +100,15 @@ class RowsAhead(Iterator[dict[str, Term]]):
     def done(self) -> bool:
         """Whether the query has been evaluated (its rows are waiting in the file)."""
         return not self._thread.is_alive()
+
+
+def _unnamed_file() -> int | None:
+    """A descriptor of a new file without a name in the temporary directory (Linux's
+    ``O_TMPFILE``), or None where the system cannot make one."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(tempfile.gettempdir(), flag | os.O_RDWR, 0o600)
+    except OSError:  # (a file system without unnamed files)
+        return None
