@@ -98,13 +98,12 @@ def _subjects_stating(
 def ill_typed_results(
     files: Sequence[SourceFile],
     shown: set[str],
-    reported: set[tuple[str, str | None]],
     located: dict[str, tuple[str, int | None]],
 ) -> list[ValidationResult]:
     """What ``build`` and ``load`` will refuse in ``files`` (those ``shown``) though no shape
     looks at it: each literal its OWL RL datatype does not allow, as a violation at its subject's
     line (``located``: ``locate_subjects(files)``; ``validate`` runs the shapes, not the
-    inference). A (focus, path) already ``reported`` by the shapes is not reported again."""
+    inference). ``validate`` leaves out those at a (focus, path) the shapes already report."""
     checked: dict[ox.Literal, str | None] = {}  # (each distinct literal checked once)
     results = []
     for file in files:
@@ -122,8 +121,6 @@ def ill_typed_results(
             if message is None:
                 continue
             focus, path = compact(to_rdflib(triple.subject)) or "", compact(to_rdflib(triple.predicate))
-            if (focus, path) in reported:
-                continue
             place, line = located.get(subject_key(triple.subject) or "", (file.display, None))
             results.append(
                 ValidationResult(

@@ -459,7 +459,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
 
     The fast path reads the data as ``build`` does: parsed file by file into a scratch store on
     disk and a spill, never all of it held as Python objects (100,000 people: 9 GB before)."""
-    from kgprofiles.fast import infer_triples, validate_store
+    from kgprofiles.fast import validate_store
 
     named = collect_files(paths) if paths else []
     rest = collect_files([settings.data_dir]) if settings.data_dir.is_dir() else []
@@ -480,7 +480,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
         for node, line in parsed.subject_lines.items():
             located.setdefault(node, (parsed.display, line))  # (a subject's first file is this one or earlier)
         if parsed.display in shown:
-            ill_typed.extend(ill_typed_results([parsed], shown, set(), located))
+            ill_typed.extend(ill_typed_results([parsed], shown, located))
             if axiom_user is None and uses_axioms(parsed.triples):
                 axiom_user = parsed.display
 
@@ -502,38 +502,53 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
             axioms = store_uses_axioms(store)  # (the files and the ontology)
         finally:
             store.close()
-        results = [r for r in report.results if r.file in shown]
-        reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
-        results += [r for r in ill_typed if (r.focus, r.path) not in reported]
-        if axioms:
-            # (axioms that data can break: what build would refuse, the inference alone finds)
-            ontology = load_ontology(settings.ontology_dir)
-            found = infer_triples(spill, ontology, budget=_inference_budget(settings, files, ontology))
-            results += inference_results(found.inconsistencies, axiom_user, shown, located)
-    return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
+        # (axioms that data can break: what build would refuse, the inference alone finds)
+        inconsistencies = _owl_rl_inconsistencies(settings, files, spill) if axioms else ()
+    return _as_validated(report, shown, located, ill_typed, inconsistencies, axiom_user)
 
 
 def _validate_in_memory(settings: Settings, files: list[SourceFile], named: int) -> ValidationReport:
     """``validate`` with pyshacl and owlrl themselves (``reference``), the files' triples in memory;
     the first ``named`` files are those asked about (none: all)."""
-    from kgprofiles.fast import infer_triples
-
     shown = {f.display for f in files[:named]} if named else {f.display for f in files}
     budget = Budget.for_validation(settings.limits)
     located = locate_subjects(files)
     report = validate_files(files, settings, data=union_graph(files), budget=budget)
     axioms = any(uses_axioms(f.triples) for f in files) or uses_axioms(_ontology_triples(settings))
-    results = [r for r in report.results if r.file in shown]
-    reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
-    results += ill_typed_results(files, shown, reported, located)
+    inconsistencies: Sequence[str] = ()
+    using = None
     if axioms:
-        ontology = load_ontology(settings.ontology_dir)
-        found = infer_triples(
-            lambda: (t for f in files for t in f.triples), ontology, budget=_inference_budget(settings, files, ontology)
-        )
+        inconsistencies = _owl_rl_inconsistencies(settings, files, lambda: (t for f in files for t in f.triples))
         using = next((f.display for f in files if f.display in shown and uses_axioms(f.triples)), None)
-        results += inference_results(found.inconsistencies, using, shown, located)
-    return ValidationReport(sort_results(results), tuple(sorted(shown)), report.report_graph)
+    return _as_validated(report, shown, located, ill_typed_results(files, shown, located), inconsistencies, using)
+
+
+def _owl_rl_inconsistencies(settings: Settings, files: Sequence[SourceFile], data: RawTriples) -> Sequence[str]:
+    """What OWL RL finds inconsistent in ``data`` (the triples of ``files``), under the inference
+    budget."""
+    from kgprofiles.fast import infer_triples
+
+    ontology = load_ontology(settings.ontology_dir)
+    return infer_triples(data, ontology, budget=_inference_budget(settings, files, ontology)).inconsistencies
+
+
+def _as_validated(
+    shapes: ValidationReport,
+    shown: set[str],
+    located: dict[str, tuple[str, int | None]],
+    ill_typed: Sequence[ValidationResult],
+    inconsistencies: Sequence[str],
+    axiom_user: str | None,
+) -> ValidationReport:
+    """``validate``'s report: the shapes' results about the files ``shown``, the literals OWL RL
+    refuses (``ill_typed_results``) at a (focus, path) no shape reports a violation of, and the
+    inference's ``inconsistencies`` (``inference_results``: ``axiom_user`` is the first shown file
+    that uses an axiom)."""
+    results = [r for r in shapes.results if r.file in shown]
+    reported = {(r.focus, r.path) for r in results if r.severity == "violation"}
+    results += [r for r in ill_typed if (r.focus, r.path) not in reported]
+    results += inference_results(inconsistencies, axiom_user, shown, located)
+    return ValidationReport(sort_results(results), tuple(sorted(shown)), shapes.report_graph)
 
 
 def load(
