@@ -117,6 +117,36 @@ def test_two_builds_write_the_same_bytes(site: Path, seed_store, settings: Setti
         assert (site / "downloads" / f"kgprofiles.{fmt}").read_bytes() == export_store(seed_store, fmt)
 
 
+def test_the_turtle_download_made_from_the_n_triples_one_is_the_stores_own(tmp_path: Path) -> None:
+    """The site's Turtle is re-read from its N-Triples file (``turtle_from_ntriples``), not
+    exported again: the same bytes as the store's own Turtle, for terms that are hard to write
+    (blank nodes, escapes, every kind of literal, a non-ASCII IRI, a triple in two graphs)."""
+    import pyoxigraph as ox
+
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    ex = "http://example.org/"
+    s, p, g, h = ox.NamedNode(ex + "s"), ox.NamedNode(ex + "p"), ox.NamedNode(ex + "g"), ox.NamedNode(ex + "h")
+    objects = [
+        ox.BlankNode("b0"),
+        ox.Literal('tab\tquote"backslash\\ line\nend .'),
+        ox.Literal("chat", language="fr"),
+        ox.Literal("7", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        ox.Literal("1.5e3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#double")),
+        ox.NamedNode(ex + "Zoë/ü"),
+    ]
+    store = OxigraphStore(str(tmp_path / "store"))
+    for o in objects:
+        store.store.add(ox.Quad(s, p, o, g))
+    store.store.add(ox.Quad(ox.BlankNode("b0"), p, ox.Literal(""), g))
+    store.store.add(ox.Quad(s, p, objects[2], h))  # the same triple in another graph: once in the union
+    nt, ttl = tmp_path / "all.nt", tmp_path / "all.ttl"
+    nt.write_bytes(export_store(store, "nt"))
+    static_site.turtle_from_ntriples(nt, ttl)
+    assert ttl.read_bytes() == export_store(store, "ttl")
+    store.close()
+
+
 def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, tmp_path: Path) -> None:
     """Pages rendered by two forked worker processes, each over its own read-only handle of the
     store on disk: the same files as one process."""
@@ -129,9 +159,11 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
     assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
     assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
     assert two.files == len(files_of(tmp_path / "two")) > 300
-    # each bar's total grows as pages are found (sources, claims), and ends full; the "Why?" pages last
-    assert list(progress.stages)[-2:] == ["pages", '"Why?" pages']
+    # each bar's total grows as pages are found (sources, claims), and ends full; the "Why?" pages
+    # after the others, the whole-graph downloads last
+    assert list(progress.stages)[-3:] == ["pages", '"Why?" pages', "downloads"]
     assert all(progress.stages[name][0] == progress.stages[name][1] for name in ("pages", '"Why?" pages'))
+    assert progress.stages["downloads"] == [4, 4]  # N-Quads, N-Triples, Turtle, JSON-LD
     whys = len(list((tmp_path / "two").glob("id/person/*/related/*/index.html")))
     assert whys > 50 and progress.stages['"Why?" pages'] == [whys, whys]
     assert progress.stages["pages"][0] + whys == two.pages + len(two.missing)
