@@ -158,7 +158,8 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
         two = build_site(settings, disk, tmp_path / "two", jobs=2, progress=progress)
     assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
     assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
-    assert two.files == len(files_of(tmp_path / "two")) > 300
+    written = files_of(tmp_path / "two")
+    assert two.files == len(written) > 300 and two.bytes == sum(map(len, written.values()))
     # each bar's total grows as pages are found (sources, claims), and ends full; the "Why?" pages
     # after the others, the whole-graph downloads last
     assert list(progress.stages)[-3:] == ["pages", '"Why?" pages', "downloads"]

@@ -97,6 +97,8 @@ _T = TypeVar("_T")
 MADE_KEPT = 10_000
 #: Resources a worker renders per task: a few seconds of work, few enough round trips.
 BATCH = 32
+#: A file of the site opened for writing: created or emptied, binary (Windows), not inherited.
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -117,34 +119,43 @@ class SiteReport:
 class _Writer:
     """Files under one directory, counted; ``made`` holds the directories known to exist (a
     process's own, for one build: a page's data files go beside pages already written, and a
-    directory costs a system call as dear as a file's)."""
+    directory costs a system call as dear as a file's). Paths are plain strings and files are
+    written by the system calls themselves: a site has millions of files, and pathlib and
+    buffered files cost 24 µs more a file (~2 minutes of a 100,000-person site)."""
 
-    def __init__(self, root: Path, made: set[Path] | None = None) -> None:
+    def __init__(self, root: Path, made: set[str] | None = None) -> None:
         self.root = root
-        self.made = set[Path]() if made is None else made
+        self._prefix = os.fspath(root) + os.sep
+        self.made = set[str]() if made is None else made
         self.files = 0
         self.bytes = 0
 
-    def _directory_of(self, relative: str) -> Path:
-        path = self.root / relative
-        if path.parent not in self.made:
-            path.parent.mkdir(parents=True, exist_ok=True)
+    def _directory_of(self, relative: str) -> str:
+        path = self._prefix + relative
+        parent = os.path.dirname(path)
+        if parent not in self.made:
+            os.makedirs(parent, exist_ok=True)
             if len(self.made) >= MADE_KEPT:  # most are a page's own, used once: start again
                 self.made.clear()
-            self.made.add(path.parent)
+            self.made.add(parent)
         return path
 
     def file(self, relative: str, make: Callable[[Path], None]) -> None:
         """A file ``make`` writes itself (a large export, streamed)."""
-        path = self._directory_of(relative)
+        path = Path(self._directory_of(relative))
         make(path)
         self.files += 1
         self.bytes += path.stat().st_size
 
     def write(self, relative: str, content: bytes | str) -> None:
         data = content.encode("utf-8") if isinstance(content, str) else content
-        with open(self._directory_of(relative), "wb") as file:
-            file.write(data)
+        fd = os.open(self._directory_of(relative), _WRITE_FLAGS, 0o666)
+        try:
+            left = memoryview(data)
+            while left:
+                left = left[os.write(fd, left) :]
+        finally:
+            os.close(fd)
         self.files += 1
         self.bytes += len(data)
 
@@ -171,7 +182,7 @@ class _Renderer:
         self.store = store
         self.views = views  # what the web app's page functions need of a site (web/pages.py HasViews)
         self.root = root
-        self.made = set[Path]()  # the directories this process has made or seen (``_Writer``)
+        self.made = set[str]()  # the directories this process has made or seen (``_Writer``)
 
     def render(self, iris: list[str]) -> _Batch:
         """The pages of ``iris``, with the links they hold (the "Why?" pages apart: they need
