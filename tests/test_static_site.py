@@ -188,29 +188,32 @@ class _Counted:
         self.stages[self.name][0] += steps
 
 
-class _InterruptedAtPages:
-    """Progress that is Ctrl-C'ed when the workers' first pages are in."""
+class _InterruptedAt:
+    """Progress that is Ctrl-C'ed once ``stage`` has advanced past ``after`` steps."""
 
-    def __init__(self) -> None:
-        self.name, self.pages = "", 0
+    def __init__(self, stage: str, after: int) -> None:
+        self.at, self.after = stage, after
+        self.name, self.done = "", 0
 
     def stage(self, name: str, total: int | None = None) -> None:
-        self.name, self.pages = name, 0
+        self.name, self.done = name, 0
 
     def advance(self, steps: int = 1) -> None:
-        self.pages += steps
-        if self.name == "pages" and self.pages > 5:  # the five fixed pages come first, then the workers'
+        self.done += steps
+        if self.name == self.at and self.done > self.after:
             raise KeyboardInterrupt
 
     def grow(self, steps: int) -> None:
         pass
 
 
+@pytest.mark.parametrize("stage", ["pages", "downloads"])
 def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
-    seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stage: str, seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Ctrl-C while workers render: they are stopped at once (not waited for: a worker's later
-    batches here take a minute each), and the previous site, or no directory, is what is left."""
+    """Ctrl-C while workers render pages, or write the downloads: they are stopped at once (not
+    waited for: a worker's later batches, and the N-Quads download, take a minute each here), and
+    the previous site, or no directory, is what is left."""
     import multiprocessing
     import time
 
@@ -222,6 +225,7 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
         build_site(settings, disk, output, jobs=1)
         before = files_of(output)
         render, rendered = static_site._Renderer.render, []
+        download = static_site._Renderer.download
 
         def slow_after_the_first(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
             if rendered:  # (each forked worker has its own list)
@@ -229,12 +233,22 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
             rendered.append(iris)
             return render(self, iris)
 
-        monkeypatch.setattr(static_site._Renderer, "render", slow_after_the_first)
-        monkeypatch.setattr(static_site, "BATCH", 1)  # a batch a resource: every worker has one in hand
+        def slow_n_quads(self: static_site._Renderer, chain: list[tuple[str, str]]) -> static_site._Batch:
+            if chain[0][1] == "nq":
+                time.sleep(60)
+            return download(self, chain)
+
+        if stage == "pages":
+            monkeypatch.setattr(static_site._Renderer, "render", slow_after_the_first)
+            monkeypatch.setattr(static_site, "BATCH", 1)  # a batch a resource: every worker has one in hand
+            interrupted = {"stage": "pages", "after": 5}  # the five fixed pages come first, then the workers'
+        else:
+            monkeypatch.setattr(static_site._Renderer, "download", slow_n_quads)
+            interrupted = {"stage": "downloads", "after": 0}  # another download is written: N-Quads still going
         for target in (output, tmp_path / "new"):  # a previous site, then a first build
             started = time.monotonic()
             with pytest.raises(KeyboardInterrupt):
-                build_site(settings, disk, target, jobs=2, progress=_InterruptedAtPages())
+                build_site(settings, disk, target, jobs=2, progress=_InterruptedAt(**interrupted))
             assert time.monotonic() - started < 30
     deadline = time.monotonic() + 10
     while multiprocessing.active_children() and time.monotonic() < deadline:
