@@ -22,6 +22,7 @@ import pyoxigraph as ox
 from kgprofiles.config import RELATED_ON_PROFILE, SearchPath
 from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError, QueryError
+from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.names import matches, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows
 from kgprofiles.related import Related, related_people
@@ -737,6 +738,7 @@ class Views:
         self.related_index()
         self._all_org_sizes()
         self._read_sections()
+        give_back_freed_memory()  # what the whole-graph reads freed (a site build forks its workers next)
 
     def over(self, store: Store) -> Views:
         """These views over another handle of the same store (a worker process's own), sharing

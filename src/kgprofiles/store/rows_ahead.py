@@ -36,6 +36,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from kgprofiles.errors import QueryError
+from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.scratch import scratch_dir
 from kgprofiles.store.base import Term, solution_rows
 
@@ -77,6 +78,8 @@ class RowsAhead(Iterator[dict[str, Term]]):
             if not isinstance(solutions, ox.QuerySolutions):
                 raise QueryError("select_rows needs a SELECT query")
             solutions.serialize(output=self._path, format=_TSV)
+            del solutions
+            give_back_freed_memory()  # (glibc keeps what a thread frees in that thread's own arena)
         except BaseException as exc:  # raised again where the rows are read
             self._failure = exc
 
