@@ -258,6 +258,29 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_previous_site(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
+@pytest.mark.parametrize(
+    ("stage", "message"),
+    [("pages", "a page-rendering worker stopped"), ("downloads", "a process writing the downloads stopped")],
+)
+def test_a_worker_killed_fails_the_build_and_publishes_nothing(
+    stage: str, message: str, seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed outright (the kernel's OOM killer, a SIGKILL) while it renders pages or
+    writes a download: the build fails saying which, and leaves no directory behind."""
+    import signal
+
+    from kgprofiles.errors import StoreError
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    def killed(*args: object) -> None:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(static_site._Renderer, "render" if stage == "pages" else "download", killed)
+    with OxigraphStore(seed_store_dir, read_only=True) as disk, pytest.raises(StoreError, match=message):
+        build_site(settings, disk, tmp_path / "site", jobs=2)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path) -> None:
     """Builds in two processes whose sets and dicts of strings iterate in different orders
     (PYTHONHASHSEED): the same files."""

@@ -414,16 +414,17 @@ class _Builder:
         # The downloads after the pages, in processes of their own that end with them: a
         # whole-graph export keeps its memory to the end of the process that made it (~830 MB at
         # 100,000 people), and beside the page workers the build went past 4 GB.
-        with self._workers(self.jobs) as pool:
+        with self._workers(self.jobs, "a page-rendering worker") as pool:
             written = self._crawl(pool, _render_in_worker, seeds)
-        with self._workers(min(self.jobs, len(chains))) as exporters:
+        with self._workers(min(self.jobs, len(chains)), "a process writing the downloads") as exporters:
             self._download(exporters, _download_in_worker, chains)
         return written
 
     @contextlib.contextmanager
-    def _workers(self, jobs: int) -> Iterator[ProcessPoolExecutor]:
+    def _workers(self, jobs: int, which: str) -> Iterator[ProcessPoolExecutor]:
         """``jobs`` processes forked from this one (``_start_worker``), killed if anything goes
-        wrong while they work (Ctrl-C, an error: not left blocked on a result nobody reads)."""
+        wrong while they work (Ctrl-C, an error: not left blocked on a result nobody reads);
+        ``which`` names one in the message when one dies."""
         assert isinstance(self.store, OxigraphStore)
         start = (self.settings, self.store.location, self.views, self.out.root)
         context = multiprocessing.get_context("fork")
@@ -434,7 +435,7 @@ class _Builder:
                 _kill_workers(pool)
                 if isinstance(exc, BrokenProcessPool):
                     raise StoreError(
-                        "a page-rendering worker stopped (killed, or out of memory); nothing was published",
+                        f"{which} stopped (killed, or out of memory); nothing was published",
                         "run again with fewer --jobs, or --jobs 1",
                     ) from exc
                 raise
