@@ -403,9 +403,10 @@ def test_workers_killed_while_sending_a_result_do_not_leave_the_pool_hanging() -
 
 
 def test_a_pool_already_shut_down_is_stopped_without_an_error() -> None:
-    """The downloads' pool is shut down once they are written; Ctrl-C or SIGTERM after that
-    stopped a build with "internal error: AttributeError" (exit 70) instead of "stopped
-    (SIGTERM); nothing was published"."""
+    """A pool already shut down (its table of processes gone) is stopped without an error. A
+    build once shut its downloads' pool down while pages were still rendered, and Ctrl-C or
+    SIGTERM after that stopped it with "internal error: AttributeError" (exit 70) instead of
+    "stopped (SIGTERM); nothing was published"; builds now end a pool only once done with it."""
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
     assert pool.submit(sum, (1, 2)).result(timeout=10) == 3
     pool.shutdown()

@@ -318,7 +318,7 @@ def _kill_workers(pool: ProcessPoolExecutor) -> None:
     if kill is not None:
         kill()
     else:
-        # (None once the pool is shut down)
+        # (None once the pool is shut down: stopping it then is no error)
         processes = list((getattr(pool, "_processes", None) or {}).values())
         for process in processes:
             process.kill()
