@@ -9,7 +9,7 @@ import pytest
 from rdflib import Dataset, Graph
 from rdflib.compare import isomorphic
 
-from kgprofiles.export import export_profile, export_store
+from kgprofiles.export import InOrder, export_profile, export_store, in_order, serialize_triples, to_rdfxml
 from kgprofiles.queries import get_query
 from seed_ids import PERSON
 
@@ -56,6 +56,22 @@ def test_profile_export_is_deterministic_and_holds_the_person_claims_and_sources
     assert "https://w3id.org/kgprofiles/id/organization/pytorch" in subjects
     # Nobody else's claims: Joe Spisak's role is not part of Horace He's profile.
     assert "https://w3id.org/kgprofiles/id/claim/joe-spisak-role-pytorch" not in subjects
+
+
+@pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld", "rdf"])
+def test_triples_in_any_order_are_written_the_same_and_sorted_once(seed_store, settings, fmt: str) -> None:
+    """A profile's triples shuffled give the same bytes as in order; triples already put
+    ``in_order`` (as a site writes a resource's five data forms) are not sorted again."""
+    result = get_query(settings.queries_dir, "person-export").run(seed_store, {"person": HORACE})
+    assert isinstance(result, list) and len(result) > 50
+    write = to_rdfxml if fmt == "rdf" else lambda triples: serialize_triples(triples, fmt)
+    ordered = in_order(result)
+    assert write(list(reversed(ordered))) == write(result[1::2] + result[::2]) == write(ordered)
+    assert in_order(ordered) is ordered
+    # trusted, not checked: an InOrder list is written in the order it has
+    backwards = InOrder(reversed(ordered))
+    if fmt in ("ttl", "nt"):
+        assert write(backwards) != write(ordered)
 
 
 def test_jsonld_is_compacted_with_the_shipped_context(seed_store, settings) -> None:

@@ -378,6 +378,28 @@ def test_a_process_remembers_a_bounded_number_of_directories(tmp_path: Path, mon
     assert (tmp_path / "id/person/p094/index.html").read_text() == "page 94"
 
 
+def test_what_the_build_read_once_is_left_out_of_collections_while_pages_are_rendered(
+    seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole-graph results (the related index: a million objects at 100,000 people) live to
+    the end of the build: frozen out of the collector's reach (``gc.freeze``) before the pages
+    are rendered (and workers forked), so full collections no longer walk them; thawed after."""
+    import gc
+
+    frozen_while_rendering = []
+    render = static_site._Renderer.render
+
+    def counting(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
+        frozen_while_rendering.append(gc.get_freeze_count())
+        return render(self, iris)
+
+    monkeypatch.setattr(static_site._Renderer, "render", counting)
+    assert gc.get_freeze_count() == 0
+    build_site(settings, seed_store, tmp_path / "out", jobs=1)
+    assert frozen_while_rendering and min(frozen_while_rendering) > 1_000
+    assert gc.get_freeze_count() == 0
+
+
 def _half_a_message(fd: int) -> None:
     """What a worker killed while sending its result leaves in the result pipe: the header of a
     1,000-byte message and 3 of its bytes (then it waits to be killed)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 from itertools import islice
@@ -104,10 +105,23 @@ def rdflib_nodes(triples: list[ox.Triple], context: Any) -> list[dict[str, Any]]
     return [{k: v for k, v in n.items() if k != "@context"} for n in nodes]
 
 
+class InOrder(list[ox.Triple]):
+    """Triples in the order every serialisation here writes them (``in_order``)."""
+
+
+def in_order(triples: Iterable[ox.Triple]) -> InOrder:
+    """``triples`` sorted by subject, predicate and object as N-Triples writes them, so the output
+    is the same every time; triples already put in order are not sorted again (a resource's data
+    forms are written from one sorting)."""
+    if isinstance(triples, InOrder):
+        return triples
+    return InOrder(sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
+
+
 def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
-    """Triples in ``fmt`` (ttl, nt, jsonld), sorted so the output is the same every time."""
+    """Triples in ``fmt`` (ttl, nt, jsonld), sorted (``in_order``) so the output is the same every time."""
     check_format(fmt)
-    ordered = sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
+    ordered = in_order(triples)
     if fmt == "jsonld":
         return to_jsonld(ordered)
     if fmt == "nq":
@@ -133,7 +147,7 @@ def rdfxml_problem(triples: list[ox.Triple]) -> str | None:
     end in an XML name (``…/p/`` or ``…#1`` cannot be split into a namespace and a local name),
     no value may hold a character XML forbids (most C0 controls), and no triple may be quoted."""
     for triple in triples:
-        if not _NCNAME_END.search(triple.predicate.value):
+        if not _ends_in_xml_name(triple.predicate.value):
             return f"the property <{triple.predicate.value}> does not end in an XML name"
         for term in (triple.subject, triple.object):
             if isinstance(term, ox.Triple):
@@ -143,13 +157,19 @@ def rdfxml_problem(triples: list[ox.Triple]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _ends_in_xml_name(predicate: str) -> bool:
+    """(Remembered: a graph has few properties, and the end-anchored search is slow on long IRIs.)"""
+    return _NCNAME_END.search(predicate) is not None
+
+
 def to_rdfxml(triples: list[ox.Triple]) -> bytes:
     """``triples`` as RDF/XML, sorted, with the project's prefixes; NotRepresentable when the
     data does not allow it (``rdfxml_problem``), checked again by reading the output back."""
     problem = rdfxml_problem(triples)
     if problem is not None:
         raise NotRepresentable(f"this resource cannot be written as RDF/XML: {problem}")
-    ordered = sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
+    ordered = in_order(triples)
     body = as_bytes(rdf_syntax.serialize(ordered, format=rdf_syntax.RdfFormat.RDF_XML, prefixes=PREFIXES))
     try:
         count = sum(1 for _ in rdf_syntax.parse(body, format=rdf_syntax.RdfFormat.RDF_XML))
@@ -183,7 +203,7 @@ def export_store(store: Store, fmt: str, *, jsonld_max_quads: int = Limits.jsonl
                 "[kgprofiles.limits] of kgprofiles.toml if this machine has the memory (some kilobytes a quad)",
             )
         union = {ox.Triple(q.subject, q.predicate, q.object) for q in store.quads()}
-        return to_jsonld(sorted(union, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
+        return to_jsonld(in_order(union))
     rdf_format = FORMATS[fmt]
     assert rdf_format is not None
     return store.dump(rdf_format)

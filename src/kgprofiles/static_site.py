@@ -36,6 +36,7 @@ Ctrl-C or a failure kills the workers.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import multiprocessing
 import os
@@ -57,7 +58,7 @@ import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import InputError, StoreError
-from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, serialize_triples, to_rdfxml
+from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, in_order, serialize_triples, to_rdfxml
 from kgprofiles.profile_shelf import ProfileShelf
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
@@ -242,6 +243,7 @@ class _Renderer:
             triples = self.views.description(iri)
             if not triples:
                 raise NotFound(f"nothing is said about {iri}")
+        triples = in_order(triples)  # (sorted once for all the forms)
         written, bodies = [], dict[str, bytes]()
         for suffix, fmt in DATA_FORMS.items():
             if fmt == "rdf":
@@ -367,6 +369,7 @@ class _Builder:
             try:
                 return self._build()
             finally:
+                gc.unfreeze()
                 self.views.shelf.close()
                 self.views.shelf = None
 
@@ -377,6 +380,11 @@ class _Builder:
         docs = found if found is not None else list(documents(self.store, self.settings.queries_dir))
         self.progress.stage("related index")
         self.views.read_once()  # here, before any worker starts: the workers share what it reads
+        # What is read now lives to the end of the build (its million objects at 100,000 people):
+        # out of the collector's way, so that full collections in this process and in the workers
+        # forked from it no longer walk it (1.2 ms of a person's 16 ms), nor write to its pages.
+        gc.collect()
+        gc.freeze()
         self.progress.stage("pages", len(docs) + 5)
         for name in STATIC_FILES:
             self.out.write(
