@@ -163,6 +163,26 @@ def test_warming_reads_the_whole_graph_results_in_the_background(seed_store: Oxi
     assert views.profile(horace) == Views(seed_store, settings.queries_dir).profile(horace)
 
 
+def test_views_sharing_a_shelf_rank_a_persons_related_people_once(
+    seed_store: OxigraphStore, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A site build's processes share a shelf: related people ranked by one (for a person's page)
+    are taken from it by another (for that person's "Why?" pages), the same list, unranked."""
+    from kgprofiles.profile_shelf import ProfileShelf
+
+    shelf = ProfileShelf(tmp_path / "profiles.sqlite")
+    page, whys = (Views(seed_store, settings.queries_dir, stable=True) for _ in range(2))
+    page.shelf = whys.shelf = shelf
+    horace = page.resolve_person("horace-he")
+    ranked = page.related(horace, 10)
+    assert len(ranked) == 10
+    monkeypatch.setattr(RelatedIndex, "related", lambda *args: pytest.fail("ranked again"))
+    assert whys.related(horace, 10) == ranked
+    with pytest.raises(pytest.fail.Exception, match="ranked again"):  # (another limit: ranked)
+        whys.related(horace, 3)
+    shelf.close()
+
+
 def test_a_missing_query_is_named_not_a_key_error(synthetic_store: OxigraphStore, settings: Settings) -> None:
     queries = {k: v for k, v in load_queries(settings.queries_dir).items() if k != "related-index-titles"}
     with pytest.raises(QueryError, match="no named query 'related-index-titles'"):

@@ -370,7 +370,7 @@ class Views:
         self._queries: dict[str, NamedQuery] | None = None
         self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
         self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)  # without their related people
-        self.shelf: ProfileShelf | None = None  # every profile made, for all processes of a site build
+        self.shelf: ProfileShelf | None = None  # every profile and related list made, for all processes of a site build
         self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
         self._selected: _Recent[SelectResult] = _Recent(RECENT_SELECTS)
 
@@ -699,8 +699,17 @@ class Views:
 
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
         if self.stable and not self._warming.is_set():
-            return list(self._related.get((person.value, limit), lambda: self.related_index().related(person, limit)))
+            return list(self._related.get((person.value, limit), lambda: self._shelved_related(person, limit)))
         return related_people(self.store, self.queries, person, self.related_weights, limit)
+
+    def _shelved_related(self, person: ox.NamedNode, limit: int | None) -> list[Related]:
+        if self.shelf is None or limit == 0:
+            return self.related_index().related(person, limit)
+        found = self.shelf.related(person.value, limit)
+        if found is None:
+            found = self.related_index().related(person, limit)
+            self.shelf.put_related(person.value, limit, found)
+        return found
 
     def related_index(self) -> RelatedIndex:
         """The in-memory related-people index over this store, read on first use."""
