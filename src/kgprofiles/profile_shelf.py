@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 
 class ProfileShelf:
-    """Profiles by person IRI, in one file every process of a build reads and writes."""
+    """Profiles, and the related people shown with them, by person IRI, in one file every process
+    of a build reads and writes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
