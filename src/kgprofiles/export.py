@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 from itertools import islice
@@ -118,7 +118,7 @@ def in_order(triples: Iterable[ox.Triple]) -> InOrder:
     return InOrder(sorted(triples, key=lambda t: (str(t.subject), str(t.predicate), str(t.object))))
 
 
-def serialize_triples(triples: list[ox.Triple], fmt: str) -> bytes:
+def serialize_triples(triples: Sequence[ox.Triple], fmt: str) -> bytes:
     """Triples in ``fmt`` (ttl, nt, jsonld), sorted (``in_order``) so the output is the same every time."""
     check_format(fmt)
     ordered = in_order(triples)
@@ -142,7 +142,7 @@ _XML_CHARS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 _NCNAME_END = re.compile(r"[A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff][\w.\-\u00b7]*$")
 
 
-def rdfxml_problem(triples: list[ox.Triple]) -> str | None:
+def rdfxml_problem(triples: Sequence[ox.Triple]) -> str | None:
     """Why ``triples`` cannot be written as RDF/XML, or None when they can: every predicate must
     end in an XML name (``…/p/`` or ``…#1`` cannot be split into a namespace and a local name),
     no value may hold a character XML forbids (most C0 controls), and no triple may be quoted."""
@@ -163,7 +163,7 @@ def _ends_in_xml_name(predicate: str) -> bool:
     return _NCNAME_END.search(predicate) is not None
 
 
-def to_rdfxml(triples: list[ox.Triple]) -> bytes:
+def to_rdfxml(triples: Sequence[ox.Triple]) -> bytes:
     """``triples`` as RDF/XML, sorted, with the project's prefixes; NotRepresentable when the
     data does not allow it (``rdfxml_problem``), checked again by reading the output back."""
     problem = rdfxml_problem(triples)

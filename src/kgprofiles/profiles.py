@@ -373,6 +373,7 @@ class Views:
         self.shelf: ProfileShelf | None = None  # every profile and related list made, for all processes of a site build
         self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
         self._selected: _Recent[SelectResult] = _Recent(RECENT_SELECTS)
+        self._described: _Recent[tuple[ox.Triple, ...]] = _Recent(RECENT_SELECTS)
 
     @property
     def queries(self) -> dict[str, NamedQuery]:
@@ -936,12 +937,18 @@ class Views:
             self._name_list = listed
         return listed
 
-    def description(self, iri: str) -> list[ox.Triple]:
-        """The resource's own triples from the data files (queries/resource-description.rq)."""
+    def description(self, iri: str) -> tuple[ox.Triple, ...]:
+        """The resource's own triples from the data files (queries/resource-description.rq);
+        stable views keep the last ``RECENT_SELECTS`` (a page and its data forms read the same)."""
+        if not self.stable:
+            return self._description(iri)
+        return self._described.get(iri, lambda: self._description(iri), keep=lambda found: len(found) <= KEPT_ROWS)
+
+    def _description(self, iri: str) -> tuple[ox.Triple, ...]:
         result = named(self.queries, "resource-description").run(self.store, {"resource": ox.NamedNode(iri)})
         if not isinstance(result, list):
             raise QueryError("queries/resource-description.rq must be a CONSTRUCT query")
-        return result
+        return tuple(result)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import shutil
 import signal
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -238,12 +238,12 @@ class _Renderer:
             if not self.views.select("person", person=node).rows:
                 raise NotFound(f"no person {iri}")
             result = get_query(self.settings.queries_dir, "person-export").run(self.store, {"person": node})
-            triples = result if isinstance(result, list) else []
+            described: Sequence[ox.Triple] = result if isinstance(result, list) else []
         else:
-            triples = self.views.description(iri)
-            if not triples:
+            described = self.views.description(iri)
+            if not described:
                 raise NotFound(f"nothing is said about {iri}")
-        triples = in_order(triples)  # (sorted once for all the forms)
+        triples = in_order(described)  # (sorted once for all the forms)
         written, bodies = [], dict[str, bytes]()
         for suffix, fmt in DATA_FORMS.items():
             if fmt == "rdf":

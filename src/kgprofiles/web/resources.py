@@ -7,6 +7,8 @@ triples (queries/resource-description.rq)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pyoxigraph as ox
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -48,7 +50,7 @@ def resource(request: Request) -> Response:
     path = f"/id/{kind}/{slug}"
     headers = {"Link": ", ".join(f'<{href}>; rel="alternate"; type="{media}"' for media, href in pages.alternates(iri))}
     site = site_of(request)
-    triples: list[ox.Triple] | None = None
+    triples: Sequence[ox.Triple] | None = None
     if asked is None:
         headers["Vary"] = "Accept"
         accept = request.headers.get("accept")
@@ -77,7 +79,7 @@ def resource(request: Request) -> Response:
     return Response(body, headers={**headers, "Content-Type": asked + "; charset=utf-8"})
 
 
-def data(site: Site, kind: str, iri: str) -> list[ox.Triple]:
+def data(site: Site, kind: str, iri: str) -> Sequence[ox.Triple]:
     """The resource's description (a person's: their profile export); NotFound when the data says nothing."""
     node = ox.NamedNode(iri)
     if kind == "person":
