@@ -45,3 +45,20 @@ def test_a_hand_numbered_list_wins(views: Views) -> None:
     profile = views.profile(views.resolve_person("horace-he"))
     assert [s.number for s in profile.sources] == list(range(1, 12))
     assert profile.sources[0].title == "PyTorch governance page"  # footnote 1 of the seed page, not first by IRI
+
+
+def test_footnote_marks_and_links_are_escaped_markup() -> None:
+    """A claim's footnote marks link to its numbered sources; whatever the marks or a link's text
+    hold is escaped (the pages call these for every claim and every link of a list)."""
+    from kgprofiles.render.html import anchor, notes
+
+    assert notes((1, 12)) == (
+        '<sup class="notes"><a href="#source-1" aria-label="source 1">1</a>,'
+        '<a href="#source-12" aria-label="source 12">12</a></sup>'
+    )
+    assert notes(()) == notes(None) == ""
+    assert "<b>" not in notes(["<b>"]) and "&lt;b&gt;" in notes(["<b>"])
+    assert anchor("/id/x?a=1&b=2", "<i>Title</i>", "nofollow") == (
+        '<a href="/id/x?a=1&amp;b=2" rel="nofollow">&lt;i&gt;Title&lt;/i&gt;</a>'
+    )
+    assert anchor(None, "<i>Title</i>") == "&lt;i&gt;Title&lt;/i&gt;"
