@@ -45,7 +45,7 @@ import shutil
 import signal
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -54,15 +54,12 @@ from importlib import resources
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-import pyoxigraph as ox
-
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import InputError, StoreError
 from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, in_order, serialize_triples, to_rdfxml
 from kgprofiles.profile_shelf import ProfileShelf
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
-from kgprofiles.queries import get_query
 from kgprofiles.render.html import page
 from kgprofiles.scratch import scratch_dir
 from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents, index_path, indexed_documents
@@ -73,7 +70,7 @@ from kgprofiles.vocab import ids
 from kgprofiles.web import downloads
 from kgprofiles.web.negotiation import split_suffix
 from kgprofiles.web.pages import resource_page, why_page
-from kgprofiles.web.resources import KINDS, SLUG
+from kgprofiles.web.resources import KINDS, SLUG, data
 
 #: The path of a "Why?" page under the base IRI (the server's /id/person/A/related/B).
 WHY = re.compile(r"person/(?P<person>[A-Za-z0-9][A-Za-z0-9._-]*)/related/(?P<other>[A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -233,17 +230,7 @@ class _Renderer:
 
     def _data(self, out: _Writer, kind: str, iri: str, path: str) -> list[str]:
         """Write the resource's data forms; the media types written."""
-        node = ox.NamedNode(iri)
-        if kind == "person":
-            if not self.views.select("person", person=node).rows:
-                raise NotFound(f"no person {iri}")
-            result = get_query(self.settings.queries_dir, "person-export").run(self.store, {"person": node})
-            described: Sequence[ox.Triple] = result if isinstance(result, list) else []
-        else:
-            described = self.views.description(iri)
-            if not described:
-                raise NotFound(f"nothing is said about {iri}")
-        triples = in_order(described)  # (sorted once for all the forms)
+        triples = in_order(data(self, kind, iri))  # (sorted once for all the forms)
         written, bodies = [], dict[str, bytes]()
         for suffix, fmt in DATA_FORMS.items():
             if fmt == "rdf":

@@ -20,7 +20,7 @@ from kgprofiles.queries import named
 from kgprofiles.vocab import ids
 from kgprofiles.web import pages
 from kgprofiles.web.negotiation import RDF_FORMATS, choose, split_suffix, suffix_for
-from kgprofiles.web.site import Site, site_of
+from kgprofiles.web.site import site_of
 
 KINDS = ("person", "organization", "topic", "work", "source", "claim", "profile", "award", "place")
 SLUG = pages.SLUG
@@ -79,17 +79,18 @@ def resource(request: Request) -> Response:
     return Response(body, headers={**headers, "Content-Type": asked + "; charset=utf-8"})
 
 
-def data(site: Site, kind: str, iri: str) -> Sequence[ox.Triple]:
-    """The resource's description (a person's: their profile export); NotFound when the data says nothing."""
-    node = ox.NamedNode(iri)
+def data(site: pages.HasViews, kind: str, iri: str) -> Sequence[ox.Triple]:
+    """The resource's description (a person's: their profile export); NotFound when the data
+    says nothing. (The server's, and each file a static site writes beside a page.)"""
+    node, views = ox.NamedNode(iri), site.views
     if kind == "person":
-        if not site.select("person", person=node).rows:
+        if not views.select("person", person=node).rows:
             raise NotFound(f"no person {iri}")
-        result = named(site.views.queries, "person-export").run(site.store, {"person": node})
+        result = named(views.queries, "person-export").run(views.store, {"person": node})
         if not isinstance(result, list):
             raise QueryError("queries/person-export.rq must be a CONSTRUCT query")
         return result
-    triples = site.views.description(iri)
+    triples = views.description(iri)
     if not triples:
         raise NotFound(f"nothing is said about {iri}")
     return triples
