@@ -10,8 +10,11 @@ import pytest
 DOCUMENTED = [
     "kgprofiles",
     "kgprofiles.api",
+    "kgprofiles.profile_shelf",
     "kgprofiles.profiles",
+    "kgprofiles.render.html",
     "kgprofiles.search",
+    "kgprofiles.static_site",
     "kgprofiles.store.sorted_dump",
     "kgprofiles.store.writer",
     "kgprofiles.vocab",

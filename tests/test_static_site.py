@@ -471,3 +471,75 @@ def test_a_resource_rdf_xml_cannot_write_has_no_rdf_file_and_no_link_to_one(
     assert not (person_dir / "horace-he.rdf").exists() and (person_dir / "horace-he.ttl").exists()
     assert "horace-he.rdf" not in (person_dir / "horace-he" / "index.html").read_text(encoding="utf-8")
     assert (person_dir / "jane-xu.rdf").exists()
+
+
+def test_the_data_forms_asked_for_are_the_only_ones_written_and_linked(
+    site: Path, seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--data-forms ttl,nq``: a Turtle and an N-Quads file beside each page and links to those
+    two only; ``none``: no data file, no link to one, and no resource's data read at all. The
+    pages are otherwise the full site's, and every link of the site without data forms resolves."""
+    alternate = re.compile(r'<link rel="alternate" type="[^"]+" href="[^"]+">\n?')
+    form_link = re.compile(r'<a href="[^"]+\.(?:ttl|jsonld|nt)">(?:Turtle|JSON-LD|N-Triples)</a>')
+
+    def without_data_links(files: dict[str, bytes]) -> dict[str, str]:
+        return {
+            path: form_link.sub("", alternate.sub("", html.decode())).replace('<p class="formats">Data: </p>', "")
+            for path, html in files.items()
+            if path.endswith(".html") and path != "downloads/index.html"
+        }
+
+    build_site(settings, seed_store, tmp_path / "two", data_forms=("ttl", "nq"))
+    two = files_of(tmp_path / "two")
+    assert {Path(path).suffix for path in two if path.startswith("id/") and not path.endswith(".html")} == {
+        ".ttl",
+        ".nq",
+    }
+    person = two["id/person/horace-he/index.html"].decode()
+    assert alternate.findall(person) == [
+        '<link rel="alternate" type="text/turtle" href="../../../id/person/horace-he.ttl">\n',
+        '<link rel="alternate" type="application/n-quads" href="../../../id/person/horace-he.nq">\n',
+    ]
+    assert form_link.findall(person) == ['<a href="../../../id/person/horace-he.ttl">Turtle</a>']
+    assert two["id/person/horace-he.nq"] == files_of(site)["id/person/horace-he.nq"]
+    assert "add <code>.ttl</code>, <code>.nq</code> to its page" in two["downloads/index.html"].decode()
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a resource's data was read for no data form")
+
+    monkeypatch.setattr(static_site, "data", refused)
+    build_site(settings, seed_store, tmp_path / "none", data_forms=())
+    none = files_of(tmp_path / "none")
+    assert not [path for path in none if path.startswith("id/") and not path.endswith("/index.html")]
+    assert not [
+        path for path, html in none.items() if alternate.search(html.decode()) or form_link.search(html.decode())
+    ]
+    assert "One resource" not in none["downloads/index.html"].decode()
+    assert without_data_links(none) == without_data_links(two) == without_data_links(files_of(site))
+    for path, html in none.items():  # every relative link of every page is a file or a page of the site
+        for href in _LINK.findall(html.decode()) if path.endswith(".html") else ():
+            if "://" not in href and not href.startswith(("#", "mailto:", "?")):
+                target = (tmp_path / "none" / path).parent / href.split("#", 1)[0].split("?", 1)[0]
+                assert target.is_file() or (target / "index.html").is_file(), (path, href)
+
+
+def test_an_unknown_data_form_is_refused_before_anything_is_opened(settings: Settings, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--project",
+            str(ROOT),
+            "site",
+            "build",
+            "--store",
+            str(tmp_path / "none"),
+            "-o",
+            str(tmp_path / "s"),
+            "--data-forms",
+            "ttl,xml",
+        ],
+    )
+    assert result.exit_code == 2 and "no data form xml" in result.output and "ttl, jsonld, nt, nq, rdf" in result.output
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(InputError, match="no data form owl"):
+        build_site(settings, None, tmp_path / "s", data_forms=("owl",))  # type: ignore[arg-type]

@@ -11,7 +11,8 @@ the way static servers answer a directory)::
     sparql/index.html              a note: a static copy has no SPARQL endpoint
     id/<kind>/<slug>/index.html    every person, organisation, topic, work and source, and every
                                    other /id/ IRI a page links to
-    id/<kind>/<slug>.{ttl,jsonld,nt,nq,rdf}   its data (.rdf only where the data allows RDF/XML)
+    id/<kind>/<slug>.{ttl,jsonld,nt,nq,rdf}   its data (.rdf only where the data allows RDF/XML;
+                                   ``data_forms``: which of them, if any, are written and linked)
     static/style.css, search.js
     .kgprofiles-site               marks the directory as a site this command wrote
 
@@ -45,7 +46,7 @@ import shutil
 import signal
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -77,7 +78,7 @@ WHY = re.compile(r"person/(?P<person>[A-Za-z0-9][A-Za-z0-9._-]*)/related/(?P<oth
 
 MARKER = ".kgprofiles-site"
 MARKER_TEXT = "A static site written by `kgprofiles site build`; the next build replaces this directory whole.\n"
-#: The data forms written beside each page: suffix → export format.
+#: The data forms written beside each page (by default): suffix → export format.
 DATA_FORMS = {".ttl": "ttl", ".jsonld": "jsonld", ".nt": "nt", ".nq": "nq", ".rdf": "rdf"}
 MEDIA = {
     ".ttl": "text/turtle",
@@ -175,11 +176,14 @@ class _Renderer:
     """Writes resources' pages and data forms (and downloads) into the site's directory: in this
     process, or in each worker process over its own handle of the store."""
 
-    def __init__(self, settings: Settings, store: Store, views: Views, root: Path) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, views: Views, root: Path, forms: Collection[str] = DATA_FORMS.values()
+    ) -> None:
         self.settings = settings
         self.store = store
         self.views = views  # what the web app's page functions need of a site (web/pages.py HasViews)
         self.root = root
+        self.forms = {suffix: fmt for suffix, fmt in DATA_FORMS.items() if fmt in forms}  # to write beside pages
         self.made = set[str]()  # the directories this process has made or seen (``_Writer``)
 
     def render(self, iris: list[str]) -> _Batch:
@@ -229,22 +233,46 @@ class _Renderer:
         return _Batch(0, (), (), (), out.files, out.bytes)
 
     def _data(self, out: _Writer, kind: str, iri: str, path: str) -> list[str]:
-        """Write the resource's data forms; the media types written."""
+        """Write the resource's data forms (those asked for: none, and its data is not read); the
+        media types written."""
+        if not self.forms:
+            return []
         triples = in_order(data(self, kind, iri))  # (sorted once for all the forms)
         written, bodies = [], dict[str, bytes]()
-        for suffix, fmt in DATA_FORMS.items():
+        for suffix, fmt in self.forms.items():
             if fmt == "rdf":
                 try:
                     body = to_rdfxml(triples)
                 except NotRepresentable:  # (offered only where the data allows it)
                     continue
-            elif fmt == "nq" and "nt" in bodies:  # one graph's N-Quads are its N-Triples
-                body = bodies["nt"]
+            elif fmt == "nq":  # one graph's N-Quads are its N-Triples
+                body = bodies["nt"] if "nt" in bodies else serialize_triples(triples, "nt")
             else:
                 body = bodies[fmt] = serialize_triples(triples, fmt)
             out.write(f"id/{path}{suffix}", body)
             written.append(MEDIA[suffix])
         return written
+
+
+def data_forms(text: str) -> tuple[str, ...]:
+    """The data forms a comma-separated list names (``all``: every one, ``none``: none), in
+    ``DATA_FORMS``' order; an unknown name is an InputError.
+
+    >>> data_forms("rdf, ttl"), data_forms("none"), data_forms("all")
+    (('ttl', 'rdf'), (), ('ttl', 'jsonld', 'nt', 'nq', 'rdf'))
+    """
+    names = {name.strip().lower() for name in text.split(",") if name.strip()}
+    if names == {"all"}:
+        return tuple(DATA_FORMS.values())
+    if names == {"none"}:
+        return ()
+    unknown = sorted(names - set(DATA_FORMS.values()))
+    if unknown or not names:
+        raise InputError(
+            f"no data form {', '.join(unknown) or repr(text)}",
+            "give all, none, or some of " + ", ".join(DATA_FORMS.values()) + " separated by commas",
+        )
+    return tuple(fmt for fmt in DATA_FORMS.values() if fmt in names)
 
 
 def turtle_from_ntriples(ntriples: Path, output: Path) -> None:
@@ -275,14 +303,14 @@ def download_chains(offered: Mapping[str, tuple[str, str]]) -> list[list[tuple[s
 _worker: _Renderer | None = None
 
 
-def _start_worker(settings: Settings, location: str, views: Views, root: Path) -> None:
+def _start_worker(settings: Settings, location: str, views: Views, root: Path, forms: Collection[str]) -> None:
     """A worker forked from the build: it opens the same store generation read-only (a RocksDB
     handle is never shared across a fork) and keeps what the parent's views read once (the
     related index: copied on write, not read again)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     store = OxigraphStore(location, read_only=True)
-    _worker = _Renderer(settings, store, views.over(store), root)
+    _worker = _Renderer(settings, store, views.over(store), root, forms)
 
 
 def _render_in_worker(iris: list[str]) -> _Batch:
@@ -342,13 +370,16 @@ def can_fork(store: Store) -> bool:
 class _Builder:
     """Renders the pages of one store, in ``jobs`` processes where the store allows it."""
 
-    def __init__(self, settings: Settings, store: Store, out: _Writer, progress: Progress, jobs: int) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, out: _Writer, progress: Progress, jobs: int, forms: Collection[str]
+    ) -> None:
         self.settings = settings
         self.store = store
         self.views = Views(store, settings.queries_dir, settings.related_weights, stable=True)
         self.out = out
         self.progress = progress
         self.jobs = jobs if can_fork(store) else 1
+        self.forms = forms
 
     def build(self) -> tuple[int, tuple[str, ...]]:
         with scratch_dir("site") as scratch:
@@ -385,7 +416,16 @@ class _Builder:
         self._page("search", page("search.html", "..", q="", results=None, static_search=True))
         self.out.write("search/index.json", search_index(docs))
         offered = downloads.offered(self.store, self.settings.limits.jsonld_max_quads)
-        self._page("downloads", page("downloads.html", "..", downloads=offered, media_types=MEDIA_TYPES))
+        self._page(
+            "downloads",
+            page(
+                "downloads.html",
+                "..",
+                downloads=offered,
+                media_types=MEDIA_TYPES,
+                resource_forms=[suffix for suffix, fmt in DATA_FORMS.items() if fmt in self.forms],
+            ),
+        )
         self._page(
             "sparql",
             page(
@@ -402,7 +442,7 @@ class _Builder:
         seeds = sorted((d.kind, d.iri) for d in docs)
         chains = download_chains(offered)
         if self.jobs == 1:
-            renderer = _Renderer(self.settings, self.store, self.views, self.out.root)
+            renderer = _Renderer(self.settings, self.store, self.views, self.out.root, self.forms)
             written = self._crawl(_InProcess(), renderer.render, seeds)
             self._download(_InProcess(), renderer.download, chains)
             return written
@@ -421,7 +461,7 @@ class _Builder:
         wrong while they work (Ctrl-C, an error: not left blocked on a result nobody reads);
         ``which`` names one in the message when one dies."""
         assert isinstance(self.store, OxigraphStore)
-        start = (self.settings, self.store.location, self.views, self.out.root)
+        start = (self.settings, self.store.location, self.views, self.out.root, self.forms)
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=start) as pool:
             try:
@@ -529,9 +569,14 @@ def build_site(
     force: bool = False,
     progress: Progress | None = None,
     jobs: int = 1,
+    data_forms: Collection[str] = tuple(DATA_FORMS.values()),
 ) -> SiteReport:
     """Write the static site of ``store`` into ``output`` (see the module's docstring), its pages
-    rendered by ``jobs`` processes where the store is an embedded one on disk (``can_fork``)."""
+    rendered by ``jobs`` processes where the store is an embedded one on disk (``can_fork``);
+    ``data_forms``: the formats written beside each page (and linked from it), of ``DATA_FORMS``."""
+    unknown = sorted(set(data_forms) - set(DATA_FORMS.values()))
+    if unknown:
+        raise InputError(f"no data form {', '.join(unknown)}", "choose among " + ", ".join(DATA_FORMS.values()))
     output = output.absolute()
     existing = output.is_dir() and any(output.iterdir())
     previous = existing and (output / MARKER).is_file()
@@ -549,7 +594,7 @@ def build_site(
     target.mkdir(parents=True, exist_ok=True)
     out = _Writer(target)
     try:
-        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs)).build()
+        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs), data_forms).build()
         out.write(MARKER, MARKER_TEXT)
     except BaseException:
         if not in_place:  # an interrupted or failed build leaves nothing (or the previous site)

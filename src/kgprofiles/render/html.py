@@ -52,6 +52,7 @@ def environment() -> Environment:
         kind_words=KIND_WORDS,
         anchor=anchor,
         notes=notes,
+        data_links=data_links,
     )
     env.globals.update(
         as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
@@ -76,6 +77,44 @@ def anchor(href: object, text: object, rel: str | None = None) -> Markup:
         return escape(text)
     rel_attribute = f' rel="{escape(rel)}"' if rel else ""
     return Markup(f'<a href="{escape(href)}"{rel_attribute}>{escape(text)}</a>')
+
+
+#: The data forms a page links to in its text (all of them are in its <link rel="alternate">).
+LINKED_FORMS = (
+    ("text/turtle", ".ttl", "Turtle"),
+    ("application/ld+json", ".jsonld", "JSON-LD"),
+    ("application/n-triples", ".nt", "N-Triples"),
+)
+
+
+def data_links(
+    link: Callable[[str], str | None],
+    iri: str,
+    alternates: Iterable[tuple[str, str]] | None,
+    wikidata: str | None = None,
+) -> Markup:
+    """A resource's "Data:" line: links to its Turtle, JSON-LD and N-Triples (those of
+    ``alternates`` only, when given: a static site may write fewer) and to its Wikidata item;
+    nothing when there is none of them.
+
+    >>> topic = "https://w3id.org/kgprofiles/id/topic/t"
+    >>> str(data_links(local_link(".."), topic, [("application/n-triples", "/id/topic/t.nt")]))
+    '<p class="formats">Data: <a href="../id/topic/t.nt">N-Triples</a></p>'
+    >>> str(data_links(local_link(""), topic, [], "https://www.wikidata.org/wiki/Q1"))
+    '<p class="formats">Data: <a href="https://www.wikidata.org/wiki/Q1">Wikidata</a></p>'
+    >>> str(data_links(local_link(""), topic, [])), str(data_links(local_link(""), topic, None)).count("<a ")
+    ('', 3)
+    """
+    home = link(iri)
+    offered = None if alternates is None else {media for media, _ in alternates}
+    links = [
+        anchor(f"{home}{suffix}", name)
+        for media, suffix, name in LINKED_FORMS
+        if home is not None and (offered is None or media in offered)
+    ]
+    if wikidata:
+        links.append(anchor(external_href(wikidata), "Wikidata"))
+    return Markup(f'<p class="formats">Data: {"".join(links)}</p>') if links else Markup("")
 
 
 @lru_cache(maxsize=1)
@@ -124,6 +163,7 @@ def person_jsonld(p: Profile) -> str:
 
 def page(template: str, base: str = "", standalone: bool = False, **context: Any) -> str:
     """Render a page; ``standalone`` inlines the stylesheet (for files written by the CLI)."""
+    context.setdefault("alternates", None)  # (None: every data form; a static site may write fewer)
     return (
         environment()
         .get_template(template)
