@@ -258,8 +258,12 @@ def data_forms(text: str) -> tuple[str, ...]:
     """The data forms a comma-separated list names (``all``: every one, ``none``: none), in
     ``DATA_FORMS``' order; an unknown name is an InputError.
 
-    >>> data_forms("rdf, ttl"), data_forms("none"), data_forms("all")
+    >>> data_forms("rdf, TTL"), data_forms("none"), data_forms("all")
     (('ttl', 'rdf'), (), ('ttl', 'jsonld', 'nt', 'nq', 'rdf'))
+    >>> data_forms("all,ttl")
+    Traceback (most recent call last):
+    kgprofiles.errors.InputError: 'all,ttl' names all or none beside other forms
+    hint: give all or none alone
     """
     names = {name.strip().lower() for name in text.split(",") if name.strip()}
     if names == {"all"}:
@@ -267,6 +271,8 @@ def data_forms(text: str) -> tuple[str, ...]:
     if names == {"none"}:
         return ()
     unknown = sorted(names - set(DATA_FORMS.values()))
+    if {"all", "none"} & names:
+        raise InputError(f"{text!r} names all or none beside other forms", "give all or none alone")
     if unknown or not names:
         raise InputError(
             f"no data form {', '.join(unknown) or repr(text)}",
