@@ -1,13 +1,17 @@
 """Search and static-site figures over a built store (issue 19): the time to write the search
-index, the median of two-word searches over it, and `kgprofiles site build` time and peak memory.
+index, the median of two-word searches over it, and `kgprofiles site build` time, stages and memory.
 
     .venv/bin/python bench/generate.py --people 10000 --seed 1 --out bench/out/people-10000
     KGPROFILES_DATA=bench/out/people-10000 .venv/bin/kgprofiles build --store bench/out/store-10000
     .venv/bin/python bench/search_site.py --store bench/out/store-10000 [--no-site] [--no-record] \
-        [--project DIR] [--jobs 1,2]
+        [--project DIR] [--jobs 1,2] [--data-forms all|none|ttl,...]
 
 Prints the figures and appends a dated section to bench/RESULTS.md (unless --no-record). Each
-measurement runs in a fresh child process, so the peak memory is that task's own.
+measurement runs in a fresh child process, so the peak memory is that task's own. A site build's
+memory is also given as issue 19 counts it: the proportional set size (PSS, shared pages split
+between their processes) of the build and all its workers, summed, sampled every two seconds
+(Linux; ``/proc/PID/smaps_rollup``). The site is removed after it is measured (``--keep-site``:
+left in ``--out``).
 """
 
 from __future__ import annotations
@@ -22,23 +26,90 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ["synthetic person", "person 12", "topic 7", "organization 3", "synthetic paper", "person synthetic"]
 
 
-def child(task: str, store: str, out: str, *options: str) -> dict[str, float]:
-    """Run ``task`` in a fresh process (with ``options``); its figures, with its peak memory."""
-    answer = subprocess.run(
+def child(task: str, store: str, out: str, *options: str) -> dict[str, Any]:
+    """Run ``task`` in a fresh process (with ``options``); its figures, with its peak memory and
+    the peak of the summed PSS of it and its descendants (``pss_all_mb``, None where unknown)."""
+    process = subprocess.Popen(
         [sys.executable, __file__, "--task", task, "--store", store, "--out", out, *options],
         stdout=subprocess.PIPE,
         text=True,
-        check=True,
     )
-    return json.loads(answer.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    peak: list[float | None] = [None]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(2.0):
+            now = tree_pss_mb(process.pid)
+            if now is not None and (peak[0] is None or now > peak[0]):
+                peak[0] = now
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, _ = process.communicate()
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise SystemExit(f"the {task} task failed (exit {process.returncode})")
+    figures: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    figures["pss_all_mb"] = peak[0]
+    return figures
+
+
+def tree_pss_mb(root: int) -> float | None:
+    """The summed PSS of process ``root`` and its descendants now, in MB (None without /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+        except (OSError, IndexError, ValueError):
+            continue  # (a process that ended meanwhile)
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    total, seen = 0, False
+    for pid in tree:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+                    seen = True
+                    break
+        except OSError:
+            continue
+    return total / 1024 if seen else None
+
+
+class StageTimes:
+    """A progress that notes when each stage of a site build starts (``kgprofiles.progress``)."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[str, float]] = []
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.started.append((name, time.perf_counter()))
+
+    def advance(self, steps: int = 1) -> None:
+        pass
+
+    def grow(self, steps: int) -> None:
+        pass
+
+    def durations(self, end: float) -> dict[str, float]:
+        ends = [at for _, at in self.started[1:]] + [end]
+        return {name: stop - at for (name, at), stop in zip(self.started, ends, strict=True)}
 
 
 def task_index(store_path: str, out: str, reuse: bool) -> dict[str, float]:
@@ -89,27 +160,34 @@ def task_index(store_path: str, out: str, reuse: bool) -> dict[str, float]:
     }
 
 
-def task_site(store_path: str, out: str, project: str, jobs: int) -> dict[str, float]:
-    """``site build`` in ``jobs`` processes; CPU and peak memory of this process and of its
-    largest worker (a worker's resident memory includes pages it shares with this process)."""
+def task_site(store_path: str, out: str, project: str, jobs: int, forms: str, keep: bool) -> dict[str, object]:
+    """``site build`` in ``jobs`` processes writing the data ``forms``; CPU, the time of each
+    stage, and the peak memory of this process and of its largest worker (a worker's resident
+    memory includes pages it shares with this process)."""
     from kgprofiles.config import load_settings
-    from kgprofiles.static_site import build_site
+    from kgprofiles.static_site import build_site, data_forms
     from kgprofiles.store.oxigraph import OxigraphStore
 
     settings = load_settings(Path(project), store="memory:")
     store = OxigraphStore(store_path, read_only=True)
     target = Path(out) / f"site-{jobs}"
     shutil.rmtree(target, ignore_errors=True)
+    stages = StageTimes()
     started, cpu = time.perf_counter(), time.process_time()
-    report = build_site(settings, store, target, jobs=jobs)
+    report = build_site(settings, store, target, jobs=jobs, progress=stages, data_forms=data_forms(forms))
+    ended = time.perf_counter()
     workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if not keep:
+        shutil.rmtree(target, ignore_errors=True)
     return {
         "jobs": jobs,
+        "data_forms": forms,
         "pages": report.pages,
         "files": report.files,
         "site_mb": report.bytes / 1e6,
-        "site_wall_s": time.perf_counter() - started,
+        "site_wall_s": ended - started,
         "site_cpu_s": time.process_time() - cpu + workers.ru_utime + workers.ru_stime,
+        "stages_s": stages.durations(ended),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "worker_peak_mb": workers.ru_maxrss / 1024,
     }
@@ -130,13 +208,15 @@ def main() -> None:
         'kgprofiles.toml with base_iri = "http://example.org/kgprofiles-synthetic/"',
     )
     parser.add_argument("--jobs", default="1,2", help="site builds to run, by processes (e.g. 1,2)")
+    parser.add_argument("--data-forms", default="all", help="site build --data-forms (all, none, ttl,jsonld…)")
+    parser.add_argument("--keep-site", action="store_true", help="leave the sites in --out")
     args = parser.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     if args.task:
         if args.task == "index":
-            figures = task_index(args.store, args.out, args.reuse_index)
+            figures: dict[str, Any] = task_index(args.store, args.out, args.reuse_index)
         else:
-            figures = task_site(args.store, args.out, args.project, int(args.jobs))
+            figures = task_site(args.store, args.out, args.project, int(args.jobs), args.data_forms, args.keep_site)
         print(json.dumps(figures))
         return
     index = child("index", args.store, args.out, *(["--reuse-index"] if args.reuse_index else []))
@@ -144,7 +224,13 @@ def main() -> None:
         []
         if args.no_site
         else [
-            child("site", args.store, args.out, "--project", args.project, "--jobs", jobs)
+            child(
+                "site",
+                args.store,
+                args.out,
+                *("--project", args.project, "--jobs", jobs, "--data-forms", args.data_forms),
+                *(["--keep-site"] if args.keep_site else []),
+            )
             for jobs in args.jobs.split(",")
         ]
     )
@@ -152,7 +238,8 @@ def main() -> None:
     lines = [
         f"## {datetime.now(UTC):%Y-%m-%d %H:%M} UTC — search index and static site over {args.store} (issue 19)",
         "",
-        f"Command: `python bench/search_site.py --store {args.store} --project {args.project} --jobs {args.jobs}`",
+        f"Command: `python bench/search_site.py --store {args.store} --project {args.project} --jobs {args.jobs}"
+        f" --data-forms {args.data_forms}`",
         "",
         f"Machine: 2 cores shared with other work, Python {platform.python_version()}; code {code.stdout.strip()}."
         " Wall times on a busy machine; CPU times are the steadier figure.",
@@ -171,9 +258,12 @@ def main() -> None:
     for site in sites:
         faster = f", ×{sites[0]['site_wall_s'] / site['site_wall_s']:.2f} of the first" if site is not sites[0] else ""
         lines.append(
-            f"- `site build --jobs {site['jobs']:.0f}`: {site['pages']:,.0f} pages, {site['files']:,.0f} files,"
-            f" {site['site_mb']:.0f} MB in **{site['site_wall_s']:.0f} s** wall ({site['site_cpu_s']:.0f} s CPU"
-            f"{faster}), peak **{site['peak_mb']:.0f} MB** (largest worker {site['worker_peak_mb']:.0f} MB)"
+            f"- `site build --jobs {site['jobs']:.0f} --data-forms {site['data_forms']}`: {site['pages']:,.0f} pages,"
+            f" {site['files']:,.0f} files, {site['site_mb']:.0f} MB in **{site['site_wall_s']:.0f} s** wall"
+            f" ({site['site_cpu_s']:.0f} s CPU{faster}; "
+            + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in site["stages_s"].items())
+            + f"), peak **{site['peak_mb']:.0f} MB** (largest worker {site['worker_peak_mb']:.0f} MB), all processes"
+            + (f" **{site['pss_all_mb']:.0f} MB** (summed PSS)" if site["pss_all_mb"] is not None else ": unknown")
         )
     text = "\n".join(lines) + "\n"
     print(text)
