@@ -32,6 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kgprofiles.progress import Silent
+
 ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ["synthetic person", "person 12", "topic 7", "organization 3", "synthetic paper", "person synthetic"]
 
@@ -92,7 +94,7 @@ def tree_pss_mb(root: int) -> float | None:
     return total / 1024 if seen else None
 
 
-class StageTimes:
+class StageTimes(Silent):
     """A progress that notes when each stage of a site build starts (``kgprofiles.progress``)."""
 
     def __init__(self) -> None:
@@ -100,12 +102,6 @@ class StageTimes:
 
     def stage(self, name: str, total: int | None = None) -> None:
         self.started.append((name, time.perf_counter()))
-
-    def advance(self, steps: int = 1) -> None:
-        pass
-
-    def grow(self, steps: int) -> None:
-        pass
 
     def durations(self, end: float) -> dict[str, float]:
         ends = [at for _, at in self.started[1:]] + [end]

@@ -69,7 +69,7 @@ from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import ids
 from kgprofiles.web import downloads
-from kgprofiles.web.negotiation import split_suffix
+from kgprofiles.web.negotiation import SUFFIXES, split_suffix
 from kgprofiles.web.pages import resource_page, why_page
 from kgprofiles.web.resources import KINDS, SLUG, data
 
@@ -80,13 +80,6 @@ MARKER = ".kgprofiles-site"
 MARKER_TEXT = "A static site written by `kgprofiles site build`; the next build replaces this directory whole.\n"
 #: The data forms written beside each page (by default): suffix → export format.
 DATA_FORMS = {".ttl": "ttl", ".jsonld": "jsonld", ".nt": "nt", ".nq": "nq", ".rdf": "rdf"}
-MEDIA = {
-    ".ttl": "text/turtle",
-    ".jsonld": "application/ld+json",
-    ".nt": "application/n-triples",
-    ".nq": "application/n-quads",
-    ".rdf": "application/rdf+xml",
-}
 STATIC_FILES = ("style.css", "search.js")
 _TOKENS = re.compile(r"[^\W_]+")
 _P = ParamSpec("_P")
@@ -177,13 +170,13 @@ class _Renderer:
     process, or in each worker process over its own handle of the store."""
 
     def __init__(
-        self, settings: Settings, store: Store, views: Views, root: Path, forms: Collection[str] = DATA_FORMS.values()
+        self, settings: Settings, store: Store, views: Views, root: Path, forms: Mapping[str, str] = DATA_FORMS
     ) -> None:
         self.settings = settings
         self.store = store
         self.views = views  # what the web app's page functions need of a site (web/pages.py HasViews)
         self.root = root
-        self.forms = {suffix: fmt for suffix, fmt in DATA_FORMS.items() if fmt in forms}  # to write beside pages
+        self.forms = forms  # the data forms to write beside pages (``chosen_forms``)
         self.made = set[str]()  # the directories this process has made or seen (``_Writer``)
 
     def render(self, iris: list[str]) -> _Batch:
@@ -250,7 +243,7 @@ class _Renderer:
             else:
                 body = bodies[fmt] = serialize_triples(triples, fmt)
             out.write(f"id/{path}{suffix}", body)
-            written.append(MEDIA[suffix])
+            written.append(SUFFIXES[suffix])
         return written
 
 
@@ -270,15 +263,23 @@ def data_forms(text: str) -> tuple[str, ...]:
         return tuple(DATA_FORMS.values())
     if names == {"none"}:
         return ()
-    unknown = sorted(names - set(DATA_FORMS.values()))
     if {"all", "none"} & names:
         raise InputError(f"{text!r} names all or none beside other forms", "give all or none alone")
-    if unknown or not names:
-        raise InputError(
-            f"no data form {', '.join(unknown) or repr(text)}",
-            "give all, none, or some of " + ", ".join(DATA_FORMS.values()) + " separated by commas",
-        )
-    return tuple(fmt for fmt in DATA_FORMS.values() if fmt in names)
+    if not names:
+        raise InputError(f"no data form {text!r}", _FORMS_HINT)
+    return tuple(chosen_forms(names).values())
+
+
+_FORMS_HINT = "give all, none, or some of " + ", ".join(DATA_FORMS.values()) + " separated by commas"
+
+
+def chosen_forms(names: Collection[str]) -> dict[str, str]:
+    """The data forms ``names`` names, as ``DATA_FORMS`` (suffix → format) in its order; an
+    unknown name is an InputError."""
+    unknown = sorted(set(names) - set(DATA_FORMS.values()))
+    if unknown:
+        raise InputError(f"no data form {', '.join(unknown)}", _FORMS_HINT)
+    return {suffix: fmt for suffix, fmt in DATA_FORMS.items() if fmt in names}
 
 
 def turtle_from_ntriples(ntriples: Path, output: Path) -> None:
@@ -309,7 +310,7 @@ def download_chains(offered: Mapping[str, tuple[str, str]]) -> list[list[tuple[s
 _worker: _Renderer | None = None
 
 
-def _start_worker(settings: Settings, location: str, views: Views, root: Path, forms: Collection[str]) -> None:
+def _start_worker(settings: Settings, location: str, views: Views, root: Path, forms: Mapping[str, str]) -> None:
     """A worker forked from the build: it opens the same store generation read-only (a RocksDB
     handle is never shared across a fork) and keeps what the parent's views read once (the
     related index: copied on write, not read again)."""
@@ -377,7 +378,7 @@ class _Builder:
     """Renders the pages of one store, in ``jobs`` processes where the store allows it."""
 
     def __init__(
-        self, settings: Settings, store: Store, out: _Writer, progress: Progress, jobs: int, forms: Collection[str]
+        self, settings: Settings, store: Store, out: _Writer, progress: Progress, jobs: int, forms: Mapping[str, str]
     ) -> None:
         self.settings = settings
         self.store = store
@@ -429,7 +430,7 @@ class _Builder:
                 "..",
                 downloads=offered,
                 media_types=MEDIA_TYPES,
-                resource_forms=[suffix for suffix, fmt in DATA_FORMS.items() if fmt in self.forms],
+                resource_forms=list(self.forms),
             ),
         )
         self._page(
@@ -580,9 +581,7 @@ def build_site(
     """Write the static site of ``store`` into ``output`` (see the module's docstring), its pages
     rendered by ``jobs`` processes where the store is an embedded one on disk (``can_fork``);
     ``data_forms``: the formats written beside each page (and linked from it), of ``DATA_FORMS``."""
-    unknown = sorted(set(data_forms) - set(DATA_FORMS.values()))
-    if unknown:
-        raise InputError(f"no data form {', '.join(unknown)}", "choose among " + ", ".join(DATA_FORMS.values()))
+    forms = chosen_forms(data_forms)
     output = output.absolute()
     existing = output.is_dir() and any(output.iterdir())
     previous = existing and (output / MARKER).is_file()
@@ -600,7 +599,7 @@ def build_site(
     target.mkdir(parents=True, exist_ok=True)
     out = _Writer(target)
     try:
-        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs), data_forms).build()
+        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs), forms).build()
         out.write(MARKER, MARKER_TEXT)
     except BaseException:
         if not in_place:  # an interrupted or failed build leaves nothing (or the previous site)
