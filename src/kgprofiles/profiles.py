@@ -40,7 +40,8 @@ STATUS_NAMES = {
     KGP_NS + "Former": "former",
     KGP_NS + "NotConfirmedCurrent": "not confirmed",
 }
-_STATUS_ORDER = {KGP_NS + "Current": 0, KGP_NS + "Former": 1, KGP_NS + "NotConfirmedCurrent": 2}
+_CURRENT = KGP_NS + "Current"
+_STATUS_ORDER = {_CURRENT: 0, KGP_NS + "Former": 1, KGP_NS + "NotConfirmedCurrent": 2}
 
 
 class NotFound(InputError):
@@ -182,13 +183,13 @@ class SourceItem:
     urls: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, number: int, iri: str, row: Mapping[str, Term]) -> SourceItem:
-        """From a row of ``profile-sources`` or ``source`` (``?urls`` space-separated)."""
-        urls = _urls(row)
-        title = row["title"].value if "title" in row else iri
+    def of(cls, number: int, iri: str, facts: Mapping[str, list[Term]]) -> SourceItem:
+        """From the source's facts (property IRI → values: the rows of ``profile-sources`` or
+        ``source``); of several values the first in text order, every URL."""
+        urls = tuple(sorted({u.value for u in facts.get(_K + "url", ())}))
         return cls(
-            number, iri, title, _opt(row, "site"), urls[0] if urls else None, _opt(row, "kind"),
-            _opt(row, "retrieved"), urls,
+            number, iri, _first(facts, "title") or iri, _first(facts, "site"), urls[0] if urls else None,
+            _first(facts, "sourceKind"), _first(facts, "retrieved"), urls,
         )  # fmt: skip
 
 
@@ -475,10 +476,10 @@ class Views:
         if not facts:
             raise NotFound(f"no person {person.value}")
         fact = facts[0]
-        sources = tuple(
-            SourceItem.of(int(r["number"].value), r["source"].value, r)
-            for r in self.select("profile-sources", person=person).rows
-        )
+        listed: dict[tuple[int, str], dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+        for r in self.select("profile-sources", person=person).rows:
+            listed[int(r["number"].value), r["source"].value][r["property"].value].append(r["value"])
+        sources = tuple(SourceItem.of(number, iri, facts) for (number, iri), facts in sorted(listed.items()))
         hand_numbered = bool(sources)
         if not hand_numbered:  # numbered in order of first citation, once the page is laid out
             sources = self._cited_sources(person)
@@ -492,23 +493,9 @@ class Views:
             TimelineItem(DateValue.of(r["date"]), r["label"].value, notes.get(r["event"].value, ()))  # type: ignore[arg-type]
             for r in self.select("person-timeline", person=person).rows
         )
-        roles = self._roles(person, notes)
-        workplace_rows = self.select("person-workplaces", person=person).rows
-        workplaces_as_of = None
-        if not workplace_rows:  # nothing current: the latest affiliations known at a point in time
-            as_of = self.select("person-as-of", person=person).rows
-            latest = as_of[0]["asOf"].value if as_of else None
-            workplace_rows = tuple({r["organization"].value: r for r in as_of if r["asOf"].value == latest}.values())
-            workplaces_as_of = DateValue.of(as_of[0]["asOf"]) if as_of else None
-        workplaces = tuple(
-            sorted(
-                (
-                    Workplace(r["organization"].value, r["name"].value, self.org_size(r["organization"]))  # type: ignore[arg-type]
-                    for r in workplace_rows
-                ),
-                key=lambda w: (-w.people, w.name, w.iri),
-            )
-        )
+        role_rows = self.select("person-roles", person=person).rows
+        roles = self._roles(person, role_rows, notes)
+        workplaces, workplaces_as_of = self._workplaces(role_rows)
         topics = tuple(r["name"].value for r in self.select("person-topics", person=person).rows)
         built = Profile(
             iri=person.value,
@@ -591,10 +578,33 @@ class Views:
             items.append(IdentifierItem(r["scheme"].value, _opt(r, "label") or _slug(r["scheme"].value), value, url))
         return tuple(items)
 
-    def _roles(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[RoleItem, ...]:
-        """The person's roles in ``person-roles`` order (by status, newest start first), except that
-        roles without a start come newest evidence first (``person-role-evidence``), then by name."""
-        rows = self.select("person-roles", person=person).rows
+    def _workplaces(self, rows: tuple[dict[str, Term], ...]) -> tuple[tuple[Workplace, ...], DateValue | None]:
+        """Where the person works now, from the rows of ``person-roles``: the organisations of their
+        current roles, largest first; with no current role, those of the roles known at the latest
+        point in time (``asOf``), with that date."""
+        named = {(r["organization"].value, r["organizationName"].value) for r in rows if r["status"].value == _CURRENT}
+        as_of = None
+        if not named:
+            dated = sorted(
+                {
+                    (r["asOf"].value, r["organizationName"].value, r["role"].value, r["organization"].value): r
+                    for r in rows
+                    if "asOf" in r
+                }.items()
+            )
+            latest = max((key[0] for key, _ in dated), default=None)
+            # (of an organisation with several names, the last in text order, as before)
+            named = set({org: (org, name) for (when, name, _, org), _ in dated if when == latest}.values())
+            as_of = next((DateValue.of(r["asOf"]) for (when, *_), r in dated if when == latest), None)
+        places = (Workplace(org, name, self.org_size(ox.NamedNode(org))) for org, name in named)
+        return tuple(sorted(places, key=lambda w: (-w.people, w.name, w.iri))), as_of
+
+    def _roles(
+        self, person: ox.NamedNode, rows: tuple[dict[str, Term], ...], notes: dict[str, tuple[int, ...]]
+    ) -> tuple[RoleItem, ...]:
+        """The person's roles (the rows of ``person-roles``) in its order (by status, newest start
+        first), except that roles without a start come newest evidence first
+        (``person-role-evidence``), then by name."""
         undated = Counter(r["status"].value for r in rows if "start" not in r)
         # (the evidence orders undated roles of one status among themselves: read when two are)
         needed = any(n > 1 for n in undated.values())
@@ -685,9 +695,15 @@ class Views:
         cited = sorted({r["source"].value for r in self.select("claim-sources", person=person).rows})
         items = []
         for number, iri in enumerate(cited, start=1):
-            rows = self.select("source", source=ox.NamedNode(iri)).rows
-            items.append(SourceItem.of(number, iri, rows[0] if rows else {}))
+            items.append(SourceItem.of(number, iri, self._source_facts(ox.NamedNode(iri))))
         return tuple(items)
+
+    def _source_facts(self, source: ox.NamedNode) -> dict[str, list[Term]]:
+        """The source's facts (``source``): property IRI → values."""
+        facts: dict[str, list[Term]] = defaultdict(list)
+        for r in self.select("source", source=source).rows:
+            facts[r["property"].value].append(r["value"])
+        return facts
 
     def _notes(self, person: ox.NamedNode, sources: tuple[SourceItem, ...]) -> dict[str, tuple[int, ...]]:
         """Each claim's footnote numbers on the person's profile, ascending."""
@@ -900,20 +916,16 @@ class Views:
 
     def source(self, iri: str) -> SourceView:
         node = ox.NamedNode(iri)
-        rows = self.select("source", source=node).rows
-        if not rows:
+        facts = self._source_facts(node)
+        if not facts:
             raise NotFound(f"no source {iri}")
-        r = rows[0]
+        item = SourceItem.of(0, iri, facts)
         claims = {r["person"].value: int(r["claims"].value) for r in self.select("source-claims", source=node)}
         citations = tuple(
             Link(c["person"].value, c["name"].value, claims.get(c["person"].value, 0), note=c["number"].value)
             for c in self.select("source-citations", source=node)
         )
-        urls = _urls(r)
-        return SourceView(
-            iri, r["title"].value, _opt(r, "site"), urls[0] if urls else None, _opt(r, "kind"), _opt(r, "retrieved"),
-            citations, urls,
-        )  # fmt: skip
+        return SourceView(iri, item.title, item.site, item.url, item.kind, item.retrieved, citations, item.urls)
 
     def search(self, text: str) -> tuple[SearchHit, ...]:
         """People, then organisations, then topics, that ``text`` finds by name or other name, each
@@ -1067,12 +1079,6 @@ def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:
 def _negate(text: str) -> tuple[int, ...]:
     """A key that sorts texts in reverse."""
     return tuple(-ord(c) for c in text)
-
-
-def _urls(row: Mapping[str, Term]) -> tuple[str, ...]:
-    """The space-separated ``?urls`` of a row, sorted (GROUP_CONCAT's order is the engine's)."""
-    term = row.get("urls")
-    return tuple(sorted(set(term.value.split()))) if term is not None else ()
 
 
 def _opt(row: Mapping[str, Term], key: str) -> str | None:
