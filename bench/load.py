@@ -197,15 +197,23 @@ def run_load(base: Path, files: Path, mode: str, src: Path | None = None) -> Jso
 
 
 def exported_src(rev: str) -> Path:
-    """``src/`` of revision ``rev``, exported once under bench/out."""
+    """``src/`` of revision ``rev``, exported once under bench/out, with that revision's own
+    queries, shapes and ontology where an installed wheel keeps them (``kgprofiles/resources/``),
+    so the old code runs its own queries, not the checkout's."""
     commit = subprocess.run(
         ["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
     out = OUT_DIR / f"src-{commit}"
-    if not (out / "kgprofiles").exists():
-        out.mkdir(parents=True, exist_ok=True)
+    resources = out / "kgprofiles" / "resources"
+    if not resources.exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
         archive = subprocess.run(["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "--strip-components=1", "-C", str(out)], input=archive, check=True)
+        parts = ["queries", "shapes", "ontology"]
+        archive = subprocess.run(["git", "archive", commit, *parts], cwd=ROOT, capture_output=True, check=True).stdout
+        resources.mkdir()
+        subprocess.run(["tar", "-x", "-C", str(resources)], input=archive, check=True)
     return out
 
 

@@ -22,16 +22,19 @@ The machine is shared: read the ratios within a run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import http.client
 import json
 import os
 import random
 import shlex
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -103,10 +106,12 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, name: str, argv: list[str], port: int, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, name: str, argv: list[str], port: int, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> None:
         self.name, self.port = name, port
         self.process = subprocess.Popen(
-            argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -181,8 +186,18 @@ class Server:
 def kgprofiles_server(name: str, store: Path, src: Path, extra: list[str], path: str = "") -> Server:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(src), path]))}
-    argv = [sys.executable, "-m", "kgprofiles", "serve", "--store", str(store), "--port", str(port), *extra]
-    return Server(name, argv, port, env)
+    argv = [sys.executable, "-m", "kgprofiles", "serve", "--store", str(store.resolve()), "--port", str(port), *extra]
+    return Server(name, argv, port, env, cwd=bare_project())
+
+
+def bare_project() -> Path:
+    """A project of the checkout's settings without its ``queries/``, ``shapes/`` or
+    ``ontology/``: served from the checkout, a server would take those over its own code's (the
+    project's override the bundled ones) and an older revision would run the newer queries."""
+    project = Path(tempfile.mkdtemp(prefix="kgprofiles-serve-"))
+    shutil.copy(ROOT / "kgprofiles.toml", project / "kgprofiles.toml")
+    atexit.register(shutil.rmtree, project, True)
+    return project
 
 
 def oxigraph_server(store: Path) -> Server:
