@@ -15,6 +15,7 @@ DOCUMENTED = [
     "kgprofiles.render.html",
     "kgprofiles.search",
     "kgprofiles.static_site",
+    "kgprofiles.store.binding",
     "kgprofiles.store.sorted_dump",
     "kgprofiles.store.writer",
     "kgprofiles.vocab",

@@ -184,8 +184,12 @@ class _Renderer:
         two people's profiles, rendered once everyone's is on the views' shelf)."""
         out = _Writer(self.root, self.made)
         pages, missing, links, whys = 0, list[str](), list[str](), list[str]()
+        paths = {iri: ids().slug_of(iri) or "" for iri in iris}
+        self.views.prefetch(
+            [iri for iri, path in paths.items() if path.startswith("person/") and not WHY.fullmatch(path)]
+        )
         for iri in iris:
-            path = ids().slug_of(iri) or ""
+            path = paths[iri]
             kind, _, slug = path.partition("/")
             why = WHY.fullmatch(path)
             if why is not None:  # a "Why?" page: person/A/related/B, five directories deep

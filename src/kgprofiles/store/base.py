@@ -92,6 +92,9 @@ class Store(Protocol):
     """What kgprofiles needs from a quad store. Queries see the union of all named graphs as
     their default graph. Every write is atomic: it happens whole or not at all."""
 
+    #: Whether queries may use ``LATERAL`` (SEP-0006, not SPARQL 1.1): ``binding.bind_each``.
+    lateral: bool
+
     def query(self, sparql: str, bindings: Mapping[str, Term] | None = None) -> QueryResult:
         """Run SELECT, ASK, CONSTRUCT or DESCRIBE. ``bindings`` binds variables (without ``?``)
         to RDF terms before evaluation; they are never pasted into the text. The project's

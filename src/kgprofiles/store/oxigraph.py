@@ -146,6 +146,8 @@ class OxigraphStore:
     ``allow_fetch=True`` permits SERVICE and LOAD, which make the engine fetch URLs; they are
     refused by default."""
 
+    lateral = True  # (pyoxigraph evaluates LATERAL)
+
     def __init__(self, location: str | os.PathLike[str], *, read_only: bool = False, allow_fetch: bool = False):
         self.read_only = read_only
         self.allow_fetch = allow_fetch

@@ -333,6 +333,8 @@ class RemoteStore:
     result cap when it does not say it cut an answer; ``allow_fetch=True`` permits SERVICE and
     LOAD; ``max_answer_bytes`` caps the size of every answer read."""
 
+    lateral = False  # (LATERAL is not SPARQL 1.1: Virtuoso and Fuseki read it otherwise or not at all)
+
     def __init__(
         self,
         query_endpoint: str,

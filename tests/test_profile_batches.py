@@ -1,0 +1,139 @@
+"""A site build reads a batch of people's profiles with one query per section
+(``Views.prefetch``, ``binding.bind_each``: the query under ``LATERAL``, once for each person)
+instead of one query per section and person. These tests hold each batched answer to the answer
+the query gives one person at a time (same rows, same order, same variables) on the seed data,
+the lives fixture and 300 synthetic people, and hold ``bind_each`` to the queries it may not take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kgprofiles.config import Settings
+from kgprofiles.errors import QueryError
+from kgprofiles.pipeline import build
+from kgprofiles.profiles import BATCHED, Views
+from kgprofiles.queries import load_queries
+from kgprofiles.store.binding import bind_each, projection
+from kgprofiles.store.oxigraph import OxigraphStore
+
+ROOT = Path(__file__).resolve().parents[1]
+BATCH = 32  # (as static_site.BATCH)
+
+
+@pytest.fixture(scope="module")
+def lives_store(settings: Settings) -> OxigraphStore:
+    store = OxigraphStore("memory:")
+    build(settings.with_overrides(data_dir=ROOT / "tests" / "fixtures" / "lives"), store=store)
+    return store
+
+
+def people_of(store: OxigraphStore) -> list[str]:
+    return sorted(r["p"].value for r in store.query("SELECT DISTINCT ?p WHERE { ?p a kgp:Person }").rows)
+
+
+@pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])
+def test_each_batched_answer_is_the_one_person_answer(graph: str, settings: Settings, request) -> None:
+    store = request.getfixturevalue(graph)
+    one_at_a_time = Views(store, settings.queries_dir)
+    batched = Views(store, settings.queries_dir, stable=True)
+    batched.read_once()
+    people = people_of(store)
+    compared = 0
+    for at in range(0, len(people), BATCH):
+        batch = people[at : at + BATCH]
+        batched.prefetch(batch)
+        for name in BATCHED:
+            for iri in batch:
+                person = ox.NamedNode(iri)
+                alone = one_at_a_time.select(name, person=person)
+                together = batched.select(name, person=person)
+                assert together.variables == alone.variables, (name, iri)
+                assert together.rows == alone.rows, (name, iri)
+                compared += bool(alone.rows)
+    assert compared > len(people)  # (answers with rows, not only empty ones)
+
+
+def test_a_batch_makes_the_profiles_one_query_at_a_time_makes(
+    synthetic_store: OxigraphStore, settings: Settings
+) -> None:
+    one_at_a_time = Views(synthetic_store, settings.queries_dir)
+    batched = Views(synthetic_store, settings.queries_dir, stable=True)
+    batched.read_once()
+    people = people_of(synthetic_store)[:96]
+    for at in range(0, len(people), BATCH):
+        batched.prefetch(people[at : at + BATCH])
+        for iri in people[at : at + BATCH]:
+            assert batched.profile(ox.NamedNode(iri)) == one_at_a_time.profile(ox.NamedNode(iri)), iri
+
+
+def test_the_batch_is_read_with_one_query_a_section(
+    synthetic_store: OxigraphStore, settings: Settings, monkeypatch
+) -> None:
+    views = Views(synthetic_store, settings.queries_dir, stable=True)
+    views.read_once()
+    sent: list[str] = []
+    original = OxigraphStore.select_rows
+
+    def counted(self: OxigraphStore, sparql: str, *args: object, **kwargs: object):
+        sent.append(sparql)
+        return original(self, sparql, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(OxigraphStore, "select_rows", counted)
+    views.prefetch(people_of(synthetic_store)[:BATCH])
+    assert 0 < len(sent) <= len(BATCHED)
+    assert all("LATERAL" in text for text in sent)
+
+
+class NoLateral(OxigraphStore):
+    """A store that, like a remote SPARQL 1.1 server, is not asked for LATERAL."""
+
+    lateral = False
+
+
+def test_a_store_without_lateral_is_read_one_person_at_a_time(settings: Settings, seed_store_factory) -> None:
+    store = seed_store_factory()
+    plain = NoLateral("memory:")
+    plain.replace_graphs({g: [q.triple for q in store.quads(g)] for g in store.graphs()})
+    views = Views(plain, settings.queries_dir, stable=True)
+    views.prefetch(people_of(plain))
+    assert views._prefetched == {}
+    horace = views.profile(views.resolve_person("horace-he"))
+    assert horace.name == "Horace He" and horace.sources
+
+
+@pytest.mark.parametrize(
+    ("query", "refused"),
+    [
+        ("SELECT (COUNT(*) AS ?n) WHERE { ?person ?p ?o }", "groups or aggregates"),
+        ("SELECT ?o WHERE { ?person ?p ?o } GROUP BY ?o", "groups or aggregates"),
+        ("SELECT ?o (GROUP_CONCAT(?p) AS ?ps) WHERE { ?person ?p ?o }", "groups or aggregates"),
+        ("SELECT * WHERE { ?person ?p ?o }", "projects * or ?person"),
+        ("SELECT ?person ?o WHERE { ?person ?p ?o }", "projects * or ?person"),
+        ("ASK { ?person ?p ?o }", "only a SELECT"),
+        ("CONSTRUCT { ?person ?p ?o } WHERE { ?person ?p ?o }", "only a SELECT"),
+        ("# SELECT ?x\nDESCRIBE ?person", "only a SELECT"),
+    ],
+)
+def test_bind_each_refuses_what_it_cannot_answer_for_each(query: str, refused: str) -> None:
+    with pytest.raises(QueryError, match=refused.replace("*", r"\*").replace("?", r"\?")):
+        bind_each(query, "person", [ox.NamedNode("http://example.org/a")])
+
+
+def test_bind_each_writes_terms_escaped_and_refuses_blank_nodes(seed_store: OxigraphStore) -> None:
+    hostile = ox.Literal('x" } } DROP ALL ; SELECT * { "')
+    text = bind_each("SELECT ?p WHERE { ?person ?p ?o }", "person", [hostile, ox.NamedNode("http://example.org/a")])
+    assert "DROP ALL" in text and list(seed_store.select_rows(text)) == []  # (a literal: nothing of it runs)
+    with pytest.raises(QueryError, match="blank node"):
+        bind_each("SELECT ?p WHERE { ?person ?p ?o }", "person", [ox.BlankNode("b")])
+
+
+def test_the_projection_is_read_in_order(settings: Settings) -> None:
+    queries = load_queries(settings.queries_dir)
+    assert projection(queries["person-roles"].text) == (
+        "role", "organization", "organizationName", "title", "start", "end", "asOf", "status"
+    )  # fmt: skip
+    for name in BATCHED:  # (each batched query names what it projects, as the one-person answer does)
+        assert projection(queries[name].text), name
