@@ -15,7 +15,7 @@ from kgprofiles.config import Settings
 from kgprofiles.errors import QueryError
 from kgprofiles.pipeline import build
 from kgprofiles.profiles import BATCHED, Views
-from kgprofiles.queries import load_queries
+from kgprofiles.queries import load_queries, named
 from kgprofiles.store.binding import bind_each, projection
 from kgprofiles.store.oxigraph import OxigraphStore
 
@@ -30,43 +30,59 @@ def lives_store(settings: Settings) -> OxigraphStore:
     return store
 
 
-def people_of(store: OxigraphStore) -> list[str]:
-    return sorted(r["p"].value for r in store.query("SELECT DISTINCT ?p WHERE { ?p a kgp:Person }").rows)
+def iris_of(store: OxigraphStore, kind: str) -> list[str]:
+    """Every resource of a kind of page (person, source, work)."""
+    found = store.query(f"SELECT DISTINCT ?x WHERE {{ ?x a kgp:{kind.capitalize()} }}").rows
+    return sorted(r["x"].value for r in found)
+
+
+def _key(row: dict) -> list[tuple[str, str]]:
+    return sorted((name, str(term)) for name, term in row.items())
 
 
 @pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])
-def test_each_batched_answer_is_the_one_person_answer(graph: str, settings: Settings, request) -> None:
+@pytest.mark.parametrize("kind", sorted(BATCHED))
+def test_each_batched_answer_is_the_one_resource_answer(graph: str, kind: str, settings: Settings, request) -> None:
     store = request.getfixturevalue(graph)
     one_at_a_time = Views(store, settings.queries_dir)
     batched = Views(store, settings.queries_dir, stable=True)
     batched.read_once()
-    people = people_of(store)
+    param, names = BATCHED[kind]
+    ordered = {name: "ORDER BY" in named(one_at_a_time.queries, name).text for name in names}
+    iris = iris_of(store, kind)
     compared = 0
-    for at in range(0, len(people), BATCH):
-        batch = people[at : at + BATCH]
-        batched.prefetch(batch)
-        for name in BATCHED:
+    for at in range(0, len(iris), BATCH):
+        batch = iris[at : at + BATCH]
+        batched.prefetch({kind: batch})
+        for name in names:
             for iri in batch:
-                person = ox.NamedNode(iri)
-                alone = one_at_a_time.select(name, person=person)
-                together = batched.select(name, person=person)
+                alone = one_at_a_time.select(name, **{param: ox.NamedNode(iri)})
+                together = batched.select(name, **{param: ox.NamedNode(iri)})
                 assert together.variables == alone.variables, (name, iri)
-                assert together.rows == alone.rows, (name, iri)
+                if ordered[name]:
+                    assert together.rows == alone.rows, (name, iri)
+                else:  # (in the engine's order, which its readers do not depend on: test_a_batch_makes…)
+                    assert sorted(map(_key, together.rows)) == sorted(map(_key, alone.rows)), (name, iri)
                 compared += bool(alone.rows)
-    assert compared > len(people)  # (answers with rows, not only empty ones)
+    assert compared >= len(iris)  # (answers with rows, not only empty ones)
+    assert iris or (graph, kind) == ("lives_store", "work")  # (the lives fixture has no works)
 
 
-def test_a_batch_makes_the_profiles_one_query_at_a_time_makes(
-    synthetic_store: OxigraphStore, settings: Settings
-) -> None:
+def test_a_batch_makes_the_pages_one_query_at_a_time_makes(synthetic_store: OxigraphStore, settings: Settings) -> None:
     one_at_a_time = Views(synthetic_store, settings.queries_dir)
     batched = Views(synthetic_store, settings.queries_dir, stable=True)
     batched.read_once()
-    people = people_of(synthetic_store)[:96]
-    for at in range(0, len(people), BATCH):
-        batched.prefetch(people[at : at + BATCH])
+    people, sources, works = (iris_of(synthetic_store, kind)[:64] for kind in ("person", "source", "work"))
+    for at in range(0, 64, BATCH):
+        batched.prefetch(
+            {"person": people[at : at + BATCH], "source": sources[at : at + BATCH], "work": works[at : at + BATCH]}
+        )
         for iri in people[at : at + BATCH]:
             assert batched.profile(ox.NamedNode(iri)) == one_at_a_time.profile(ox.NamedNode(iri)), iri
+        for iri in sources[at : at + BATCH]:
+            assert batched.source(iri) == one_at_a_time.source(iri), iri
+        for iri in works[at : at + BATCH]:
+            assert batched.work(iri) == one_at_a_time.work(iri), iri
 
 
 def test_the_batch_is_read_with_one_query_a_section(
@@ -82,8 +98,8 @@ def test_the_batch_is_read_with_one_query_a_section(
         return original(self, sparql, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(OxigraphStore, "select_rows", counted)
-    views.prefetch(people_of(synthetic_store)[:BATCH])
-    assert 0 < len(sent) <= len(BATCHED)
+    views.prefetch({kind: iris_of(synthetic_store, kind)[:BATCH] for kind in ("person", "source", "work", "topic")})
+    assert 0 < len(sent) <= sum(len(names) for _, names in BATCHED.values())
     assert all("LATERAL" in text for text in sent)
 
 
@@ -98,7 +114,7 @@ def test_a_store_without_lateral_is_read_one_person_at_a_time(settings: Settings
     plain = NoLateral("memory:")
     plain.replace_graphs({g: [q.triple for q in store.quads(g)] for g in store.graphs()})
     views = Views(plain, settings.queries_dir, stable=True)
-    views.prefetch(people_of(plain))
+    views.prefetch({"person": iris_of(plain, "person")})
     assert views._prefetched == {}
     horace = views.profile(views.resolve_person("horace-he"))
     assert horace.name == "Horace He" and horace.sources
@@ -107,9 +123,9 @@ def test_a_store_without_lateral_is_read_one_person_at_a_time(settings: Settings
 @pytest.mark.parametrize(
     ("query", "refused"),
     [
-        ("SELECT (COUNT(*) AS ?n) WHERE { ?person ?p ?o }", "groups or aggregates"),
-        ("SELECT ?o WHERE { ?person ?p ?o } GROUP BY ?o", "groups or aggregates"),
-        ("SELECT ?o (GROUP_CONCAT(?p) AS ?ps) WHERE { ?person ?p ?o }", "groups or aggregates"),
+        ("SELECT (COUNT(*) AS ?n) WHERE { ?person ?p ?o }", "aggregates without GROUP BY"),
+        ("SELECT ?o (GROUP_CONCAT(?p) AS ?ps) WHERE { ?person ?p ?o }", "aggregates without GROUP BY"),
+        ("SELECT (SAMPLE(?o) AS ?x) WHERE { ?person ?p ?o } ORDER BY ?x", "aggregates without GROUP BY"),
         ("SELECT * WHERE { ?person ?p ?o }", "projects * or ?person"),
         ("SELECT ?person ?o WHERE { ?person ?p ?o }", "projects * or ?person"),
         ("ASK { ?person ?p ?o }", "only a SELECT"),
@@ -135,5 +151,6 @@ def test_the_projection_is_read_in_order(settings: Settings) -> None:
     assert projection(queries["person-roles"].text) == (
         "role", "organization", "organizationName", "title", "start", "end", "asOf", "status"
     )  # fmt: skip
-    for name in BATCHED:  # (each batched query names what it projects, as the one-person answer does)
-        assert projection(queries[name].text), name
+    for _, names in BATCHED.values():  # (each batched query names what it projects)
+        for name in names:
+            assert projection(queries[name].text), name

@@ -45,7 +45,7 @@ import re
 import shutil
 import signal
 import unicodedata
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -185,9 +185,11 @@ class _Renderer:
         out = _Writer(self.root, self.made)
         pages, missing, links, whys = 0, list[str](), list[str](), list[str]()
         paths = {iri: ids().slug_of(iri) or "" for iri in iris}
-        self.views.prefetch(
-            [iri for iri, path in paths.items() if path.startswith("person/") and not WHY.fullmatch(path)]
-        )
+        batch = defaultdict[str, list[str]](list)  # kind → IRIs, for the views to read at once
+        for iri, path in paths.items():
+            if not WHY.fullmatch(path):
+                batch[path.partition("/")[0]].append(iri)
+        self.views.prefetch(batch)
         for iri in iris:
             path = paths[iri]
             kind, _, slug = path.partition("/")

@@ -254,41 +254,49 @@ def bind_rows(sparql: str, name: str, terms: Sequence[Term]) -> str:
     return text.insert(start, f" VALUES ?{name} {{ {_row_terms(name, terms)} }} ").sent
 
 
-#: Words of a SELECT that make its answer for several values other than its answers for each.
-_GROUPING = frozenset({"GROUP", "COUNT", "SUM", "MIN", "MAX", "AVG", "SAMPLE", "GROUP_CONCAT", "HAVING"})
+#: Aggregates: a SELECT with one and no GROUP BY answers several values with one row.
+_AGGREGATES = frozenset({"COUNT", "SUM", "MIN", "MAX", "AVG", "SAMPLE", "GROUP_CONCAT"})
 
 
 def bind_each(sparql: str, name: str, terms: Sequence[Term]) -> str:
     """The SELECT ``sparql`` answered for each of ``terms`` bound to ``?name``, in one query:
     ``SELECT * WHERE { VALUES ?name { t1 t2 … } LATERAL { SELECT ?name … } }``. Its own ORDER BY,
-    DISTINCT and LIMIT then hold for each term apart, as if it had been sent once per term, and
-    ``?name`` is projected beside its own variables so the rows say whose they are. One query
-    instead of one a term: it is planned once (half of a small query's cost) and its look-ups run
-    together. ``LATERAL`` is an extension of SPARQL 1.1 (SEP-0006) that the embedded store reads
-    (``Store.lateral``), remote servers may not.
+    DISTINCT, GROUP BY (``?name`` added to it) and LIMIT then hold for each term apart, as if it
+    had been sent once per term, and ``?name`` is projected beside its own variables so the rows
+    say whose they are. One query instead of one a term: it is planned once (half of a small
+    query's cost) and its look-ups run together. ``LATERAL`` is an extension of SPARQL 1.1
+    (SEP-0006) that the embedded store reads (``Store.lateral``); remote servers may not.
 
-    A query whose answer is not the union of each term's is refused: one that groups or
-    aggregates, one that projects ``*`` or ``?name`` itself.
+    Refused: a query whose answer is not the union of each term's (one that aggregates without
+    GROUP BY: it answers the lot with one row), one that projects ``*`` or ``?name`` itself.
 
     >>> print(bind_each("SELECT DISTINCT ?n WHERE { ?p :name ?n } LIMIT 1", "p", [ox.NamedNode("http://x/a")]))
     SELECT * WHERE { VALUES ?p { <http://x/a> } LATERAL { SELECT DISTINCT ?p ?n WHERE { ?p :name ?n } LIMIT 1
     } }
+    >>> print(bind_each("SELECT ?o (COUNT(*) AS ?n) WHERE { ?p ?q ?o } GROUP BY ?o", "p", [ox.Literal("x")]))
+    SELECT * WHERE { VALUES ?p { "x" } LATERAL { SELECT ?p ?o (COUNT(*) AS ?n) WHERE { ?p ?q ?o } GROUP BY ?p ?o
+    } }
     >>> bind_each("SELECT (COUNT(*) AS ?n) WHERE { ?p ?q ?o }", "p", [])
     Traceback (most recent call last):
-    kgprofiles.errors.QueryError: a query that groups or aggregates cannot be answered for each of several ...
+    kgprofiles.errors.QueryError: a query that aggregates without GROUP BY cannot be answered for each of several values
     """
     tokens = [t for t in scan(sparql) if t.kind != "comment"]
     select = next((i for i, t in enumerate(tokens) if t.keyword in QUERY_FORMS), None)
     if select is None or tokens[select].keyword != "SELECT":
         raise QueryError("only a SELECT query can be answered for each of several values at once")
-    if any(t.depth == 0 and t.text.upper() in _GROUPING for t in tokens):
-        raise QueryError("a query that groups or aggregates cannot be answered for each of several values at once")
+    outer = [(i, t) for i, t in enumerate(tokens) if t.depth == 0]
+    group = next((i for i, t in outer if t.keyword == "BY" and tokens[i - 1].keyword == "GROUP"), None)
+    if group is None and any(t.text.upper() in _AGGREGATES for _, t in outer):
+        raise QueryError("a query that aggregates without GROUP BY cannot be answered for each of several values")
     at = select + 1 if select + 1 < len(tokens) and tokens[select + 1].keyword in ("DISTINCT", "REDUCED") else select
-    projection = itertools.takewhile(lambda t: t.text != "{" and t.keyword != "WHERE", tokens[at + 1 :])
-    if any(t.text in ("*", f"?{name}", f"${name}") for t in projection):
+    if (at + 1 < len(tokens) and tokens[at + 1].text == "*") or name in projection(sparql):
         raise QueryError(f"a query that projects * or ?{name} cannot be answered for each ?{name} at once")
-    start, insert = tokens[select].start, tokens[at].end
-    inner = f"{sparql[start:insert]} ?{name}{sparql[insert:]}"
+    start, cuts = tokens[select].start, [tokens[at].end] + ([tokens[group].end] if group is not None else [])
+    inner, done = "", start
+    for cut in cuts:
+        inner += f"{sparql[done:cut]} ?{name}"
+        done = cut
+    inner += sparql[done:]
     values = f"VALUES ?{name} {{ {_row_terms(name, terms)} }}"
     return f"{sparql[:start]}SELECT * WHERE {{ {values} LATERAL {{ {inner}\n}} }}"
 
