@@ -155,6 +155,18 @@ def disk_seed_store(seed_store_dir: Path):
 
 
 @pytest.fixture(scope="session")
+def lives_store(settings: Settings):
+    """tests/fixtures/lives: births, deaths, shared prizes, schools, advisors and students, built
+    once for the session. Tests must not write to it."""
+    from kgprofiles.pipeline import build
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    store = OxigraphStore("memory:")
+    build(settings.with_overrides(data_dir=ROOT / "tests" / "fixtures" / "lives"), store=store)
+    return store
+
+
+@pytest.fixture(scope="session")
 def synthetic_store(tmp_path_factory: pytest.TempPathFactory, settings: Settings):
     """300 synthetic people (bench/generate.py): shared organisations of every size, shared
     topics, co-authored works and shared events, so limits cut through ties. Tests must not write to it."""

@@ -11,7 +11,6 @@ import pytest
 
 from kgprofiles.config import Settings
 from kgprofiles.infobox import PersonFacts, person_box
-from kgprofiles.pipeline import build
 from kgprofiles.profiles import Profile, Views
 from kgprofiles.render import html, markdown, text
 from kgprofiles.render import json as json_view
@@ -20,13 +19,6 @@ from test_profile_views import check_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "lives"
-
-
-@pytest.fixture(scope="module")
-def lives_store(settings: Settings) -> OxigraphStore:
-    store = OxigraphStore("memory:")
-    build(settings.with_overrides(data_dir=FIXTURE), store=store)
-    return store
 
 
 @pytest.fixture(scope="module")

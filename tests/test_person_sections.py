@@ -13,7 +13,6 @@ import pytest
 
 import kgprofiles.profiles as profiles_module
 from kgprofiles.config import Settings
-from kgprofiles.pipeline import build
 from kgprofiles.profiles import Views, section_queries
 from kgprofiles.queries import load_queries, named
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -93,14 +92,6 @@ def test_the_list_is_exactly_who_has_rows_in_the_fixture(fixture_store: Oxigraph
     }
     assert with_rows(fixture_store, settings) == expected
     assert listed(fixture_store, settings) == expected
-
-
-@pytest.fixture(scope="module")
-def lives_store(settings: Settings) -> OxigraphStore:
-    """tests/fixtures/lives: births, deaths, shared prizes, schools, advisors and students."""
-    store = OxigraphStore("memory:")
-    build(settings.with_overrides(data_dir=ROOT / "tests" / "fixtures" / "lives"), store=store)
-    return store
 
 
 @pytest.mark.parametrize(

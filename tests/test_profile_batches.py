@@ -13,7 +13,6 @@ import pytest
 
 from kgprofiles.config import Settings
 from kgprofiles.errors import QueryError
-from kgprofiles.pipeline import build
 from kgprofiles.profiles import BATCHED, Views
 from kgprofiles.queries import load_queries, named
 from kgprofiles.store.binding import bind_each, projection
@@ -21,13 +20,6 @@ from kgprofiles.store.oxigraph import OxigraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 BATCH = 32  # (as static_site.BATCH)
-
-
-@pytest.fixture(scope="module")
-def lives_store(settings: Settings) -> OxigraphStore:
-    store = OxigraphStore("memory:")
-    build(settings.with_overrides(data_dir=ROOT / "tests" / "fixtures" / "lives"), store=store)
-    return store
 
 
 def iris_of(store: OxigraphStore, kind: str) -> list[str]:

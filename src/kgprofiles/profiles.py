@@ -627,9 +627,9 @@ class Views:
         """Where the person works now, from the rows of ``person-roles``: the organisations of their
         current roles, largest first; with no current role, those of the roles known at the latest
         point in time (``asOf``), with that date."""
-        named = {(r["organization"].value, r["organizationName"].value) for r in rows if r["status"].value == _CURRENT}
+        orgs = {(r["organization"].value, r["organizationName"].value) for r in rows if r["status"].value == _CURRENT}
         as_of = None
-        if not named:
+        if not orgs:
             dated = sorted(
                 {
                     (r["asOf"].value, r["organizationName"].value, r["role"].value, r["organization"].value): r
@@ -639,9 +639,9 @@ class Views:
             )
             latest = max((key[0] for key, _ in dated), default=None)
             # (of an organisation with several names, the last in text order, as before)
-            named = set({org: (org, name) for (when, name, _, org), _ in dated if when == latest}.values())
+            orgs = set({org: (org, name) for (when, name, _, org), _ in dated if when == latest}.values())
             as_of = next((DateValue.of(r["asOf"]) for (when, *_), r in dated if when == latest), None)
-        places = (Workplace(org, name, self.org_size(ox.NamedNode(org))) for org, name in named)
+        places = (Workplace(org, name, self.org_size(ox.NamedNode(org))) for org, name in orgs)
         return tuple(sorted(places, key=lambda w: (-w.people, w.name, w.iri))), as_of
 
     def _roles(
