@@ -120,6 +120,7 @@ def test_a_store_without_lateral_is_read_one_person_at_a_time(settings: Settings
         ("SELECT (SAMPLE(?o) AS ?x) WHERE { ?person ?p ?o } ORDER BY ?x", "aggregates without GROUP BY"),
         ("SELECT * WHERE { ?person ?p ?o }", "projects * or ?person"),
         ("SELECT ?person ?o WHERE { ?person ?p ?o }", "projects * or ?person"),
+        ("SELECT ?o FROM <http://example.org/g> WHERE { ?person ?p ?o }", "names its dataset"),
         ("ASK { ?person ?p ?o }", "only a SELECT"),
         ("CONSTRUCT { ?person ?p ?o } WHERE { ?person ?p ?o }", "only a SELECT"),
         ("# SELECT ?x\nDESCRIBE ?person", "only a SELECT"),

@@ -268,7 +268,8 @@ def bind_each(sparql: str, name: str, terms: Sequence[Term]) -> str:
     (SEP-0006) that the embedded store reads (``Store.lateral``); remote servers may not.
 
     Refused: a query whose answer is not the union of each term's (one that aggregates without
-    GROUP BY: it answers the lot with one row), one that projects ``*`` or ``?name`` itself.
+    GROUP BY: it answers the lot with one row), one that projects ``*`` or ``?name`` itself, one
+    that names its dataset (a subquery cannot).
 
     >>> print(bind_each("SELECT DISTINCT ?n WHERE { ?p :name ?n } LIMIT 1", "p", [ox.NamedNode("http://x/a")]))
     SELECT * WHERE { VALUES ?p { <http://x/a> } LATERAL { SELECT DISTINCT ?p ?n WHERE { ?p :name ?n } LIMIT 1
@@ -285,6 +286,8 @@ def bind_each(sparql: str, name: str, terms: Sequence[Term]) -> str:
     if select is None or tokens[select].keyword != "SELECT":
         raise QueryError("only a SELECT query can be answered for each of several values at once")
     outer = [(i, t) for i, t in enumerate(tokens) if t.depth == 0]
+    if any(t.keyword == "FROM" for _, t in outer):
+        raise QueryError("a query that names its dataset (FROM) cannot be answered for each of several values")
     group = next((i for i, t in outer if t.keyword == "BY" and tokens[i - 1].keyword == "GROUP"), None)
     if group is None and any(t.text.upper() in _AGGREGATES for _, t in outer):
         raise QueryError("a query that aggregates without GROUP BY cannot be answered for each of several values")
