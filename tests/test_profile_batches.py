@@ -137,6 +137,8 @@ def test_bind_each_writes_terms_escaped_and_refuses_blank_nodes(seed_store: Oxig
     assert "DROP ALL" in text and list(seed_store.select_rows(text)) == []  # (a literal: nothing of it runs)
     with pytest.raises(QueryError, match="blank node"):
         bind_each("SELECT ?p WHERE { ?person ?p ?o }", "person", [ox.BlankNode("b")])
+    with pytest.raises(QueryError, match="not a variable name"):  # (even with no terms to check it by)
+        bind_each("SELECT ?p WHERE { ?person ?p ?o }", "person } } DROP ALL #", [])
 
 
 def test_the_projection_is_read_in_order(settings: Settings) -> None:

@@ -281,6 +281,8 @@ def bind_each(sparql: str, name: str, terms: Sequence[Term]) -> str:
     Traceback (most recent call last):
     kgprofiles.errors.QueryError: a query that aggregates without GROUP BY cannot be answered for each of several values
     """
+    if not _VARNAME.fullmatch(name):
+        raise QueryError(f"not a variable name: {name!r}", "give the name without '?' or '$'")
     tokens = [t for t in scan(sparql) if t.kind != "comment"]
     select = next((i for i, t in enumerate(tokens) if t.keyword in QUERY_FORMS), None)
     if select is None or tokens[select].keyword != "SELECT":
