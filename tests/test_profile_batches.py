@@ -15,11 +15,11 @@ from kgprofiles.config import Settings
 from kgprofiles.errors import QueryError
 from kgprofiles.profiles import BATCHED, Views
 from kgprofiles.queries import load_queries, named
+from kgprofiles.static_site import BATCH
 from kgprofiles.store.binding import bind_each, projection
 from kgprofiles.store.oxigraph import OxigraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
-BATCH = 32  # (as static_site.BATCH)
 
 
 def iris_of(store: OxigraphStore, kind: str) -> list[str]:

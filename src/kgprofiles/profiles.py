@@ -11,7 +11,7 @@ import re
 import threading
 import time
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -300,6 +300,7 @@ class SearchHit:
 
 
 _V = TypeVar("_V")
+_H = TypeVar("_H", bound=Hashable)
 #: Profiles (and related lists) stable views keep: a person's page and its "Why?" pages, and the
 #: people those name, are rendered close together (``serve`` and ``site build``).
 RECENT_PROFILES = 256
@@ -521,10 +522,8 @@ class Views:
         if not facts:
             raise NotFound(f"no person {person.value}")
         fact = facts[0]
-        listed: dict[tuple[int, str], dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
-        for r in self.select("profile-sources", person=person).rows:
-            listed[int(r["number"].value), r["source"].value][r["property"].value].append(r["value"])
-        sources = tuple(SourceItem.of(number, iri, facts) for (number, iri), facts in sorted(listed.items()))
+        listed = _facts_by(self.select("profile-sources", person=person).rows, _numbered_source)
+        sources = tuple(SourceItem.of(number, iri, about) for (number, iri), about in sorted(listed.items()))
         hand_numbered = bool(sources)
         if not hand_numbered:  # numbered in order of first citation, once the page is laid out
             sources = self._cited_sources(person)
@@ -683,14 +682,10 @@ class Views:
 
     def _works(self, person: ox.NamedNode, notes: dict[str, tuple[int, ...]]) -> tuple[WorkItem, ...]:
         """The person's works: featured ones first in the profile's order, then newest first."""
-        contributions: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
-        for r in self.select("person-contributions", person=person).rows:
-            contributions[r["contribution"].value][r["property"].value].append(r["value"])
+        contributions = _facts_by(self.select("person-contributions", person=person).rows, _value_of("contribution"))
         if not contributions:  # (the works and the featured ones are read through contributions)
             return ()
-        facts: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
-        for r in self.select("person-works", person=person).rows:
-            facts[r["work"].value][r["property"].value].append(r["value"])
+        facts = _facts_by(self.select("person-works", person=person).rows, _value_of("work"))
         featured = {r["contribution"].value for r in self.select("profile-featured", person=person).rows}
         kinds = self._work_kinds()
         items = []
@@ -1113,6 +1108,25 @@ def number_by_first_citation(profile: Profile) -> Profile:
         supervisions=renumber(profile.supervisions),
         sources=sources,
     )
+
+
+def _facts_by(
+    rows: Iterable[Mapping[str, Term]], key: Callable[[Mapping[str, Term]], _H]
+) -> dict[_H, dict[str, list[Term]]]:
+    """The rows of a flat query (…, ?property, ?value) as ``key(row)`` → property IRI → values."""
+    found: dict[_H, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        found[key(row)][row["property"].value].append(row["value"])
+    return found
+
+
+def _value_of(variable: str) -> Callable[[Mapping[str, Term]], str]:
+    return lambda row: row[variable].value
+
+
+def _numbered_source(row: Mapping[str, Term]) -> tuple[int, str]:
+    """A row of ``profile-sources``: its footnote number and source."""
+    return int(row["number"].value), row["source"].value
 
 
 def _first(facts: Mapping[str, list[Term]], name: str) -> str | None:

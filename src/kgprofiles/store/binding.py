@@ -306,6 +306,7 @@ def bind_each(sparql: str, name: str, terms: Sequence[Term]) -> str:
     return f"{sparql[:start]}SELECT * WHERE {{ {values} LATERAL {{ {inner}\n}} }}"
 
 
+@lru_cache(maxsize=512)  # (the named queries again, for every batch ``bind_each`` writes)
 def projection(sparql: str) -> tuple[str, ...]:
     """The variables a SELECT projects, in its order (``*``: none named).
 
