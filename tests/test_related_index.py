@@ -261,3 +261,22 @@ def test_every_bound_is_at_least_the_exact_score(
         for r in index.related(person):
             number = index._number[r.iri]
             assert bound[number] >= r.score - 1e-9 and links[number] >= r.links, (person, r)
+
+
+@pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])
+def test_topic_pages_from_the_index_are_the_queries_pages(
+    graph: str, settings: Settings, request: pytest.FixtureRequest
+) -> None:
+    """A stable site (``serve``, ``site build``) makes a topic's page from the index in memory;
+    one-shot views ask the store: the same members, names, order and current organisations."""
+    store = request.getfixturevalue(graph)
+    stable = Views(store, settings.queries_dir, stable=True)
+    stable.read_once()
+    asked = Views(store, settings.queries_dir)
+    topics = [r["topic"].value for r in asked.select("topics").rows]
+    assert topics
+    for topic in topics:
+        assert stable.topic(topic) == asked.topic(topic), topic
+    members = [stable.topic(topic).members for topic in topics]
+    assert any(m.organizations for ms in members for m in ms)  # (current organisations were compared)
+    assert all(list(ms) == sorted(ms, key=lambda m: (m.name, m.iri)) for ms in members)

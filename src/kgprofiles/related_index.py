@@ -46,6 +46,7 @@ from kgprofiles.store.base import Store, Term
 from kgprofiles.vocab import KGP_NS
 
 KGP_CURRENT = KGP_NS + "Current"
+KGP_TOPIC = KGP_NS + "topic"
 #: The named queries the index is read from, in the order it reads them (each one's successor is
 #: evaluated ahead, on the other core, while its rows are read: ``Store.select_rows``).
 QUERIES = (
@@ -244,6 +245,21 @@ class RelatedIndex:
         linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._events)
         return sorted(linked | set(self._receipts) | set(self._supervised))
 
+    def topic_members(self, topic: str) -> list[tuple[str, str]]:
+        """Each (person, name) of the people on ``topic`` (``kgp:topic``), a row a name, in (name,
+        IRI) order: ``queries/topic-members.rq``'s rows, sorted."""
+        numbers = self._topic_members.get(topic, ())
+        on = (self._iris[n] for n in numbers)
+        on_topic = (person for person in on if KGP_TOPIC in self._topics[person][topic])  # (not only kgp:firstTopic)
+        found = [(name, person) for person in on_topic for name in self._names[person]]
+        return [(person, name) for name, person in sorted(found)]
+
+    def current_organization_names(self, person: str) -> list[str]:
+        """Every name of every organisation the person holds a current role at, sorted
+        (``queries/topic-member-organizations.rq``'s ``?orgName`` for the person)."""
+        orgs = self._orgs.get(person, {})
+        return sorted({name for org, membership in orgs.items() if membership.current for name in self._names[org]})
+
     # ------------------------------------------------------------------ one person
 
     def related(self, person: ox.NamedNode | str, limit: int | None = None) -> list[Related]:
@@ -315,7 +331,7 @@ class RelatedIndex:
                 add(current, extra_current, 0)
                 add(overlapping, extra_overlap, 0)
         for topic, topic_links in self._topics.get(iri, {}).items():
-            if KGP_NS + "topic" in topic_links:
+            if KGP_TOPIC in topic_links:
                 n = len(self._names[topic])
                 add(self._topic_members.get(topic), w["topic"] * n, n)
         for work in self._works.get(iri, ()):
@@ -349,7 +365,7 @@ class RelatedIndex:
                 c.add_role_pair(self._names[org], my_current and their_current, overlap(my_span, their_span))
         my_topics, their_topics = self._topics.get(iri, {}), self._topics.get(other, {})
         for topic in my_topics.keys() & their_topics.keys():
-            if KGP_NS + "topic" in my_topics[topic]:
+            if KGP_TOPIC in my_topics[topic]:
                 for name in self._names[topic]:
                     c.add_topic(name, KGP_FIRST_TOPIC in their_topics[topic])
         for work in self._works.get(iri, set()) & self._works.get(other, set()):
