@@ -383,21 +383,25 @@ def test_what_the_build_read_once_is_left_out_of_collections_while_pages_are_ren
 ) -> None:
     """The whole-graph results (the related index: a million objects at 100,000 people) live to
     the end of the build: frozen out of the collector's reach (``gc.freeze``) before the pages
-    are rendered (and workers forked), so full collections no longer walk them; thawed after."""
+    are rendered (and workers forked), so full collections no longer walk them; thawed after. The
+    collector runs less often while pages are rendered, and as before after."""
     import gc
 
-    frozen_while_rendering = []
+    frozen_while_rendering, thresholds_while_rendering = [], set()
     render = static_site._Renderer.render
 
     def counting(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
         frozen_while_rendering.append(gc.get_freeze_count())
+        thresholds_while_rendering.add(gc.get_threshold())
         return render(self, iris)
 
     monkeypatch.setattr(static_site._Renderer, "render", counting)
     assert gc.get_freeze_count() == 0
+    before = gc.get_threshold()
     build_site(settings, seed_store, tmp_path / "out", jobs=1)
     assert frozen_while_rendering and min(frozen_while_rendering) > 1_000
-    assert gc.get_freeze_count() == 0
+    assert thresholds_while_rendering == {static_site.COLLECTOR_THRESHOLDS} != {before}
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
 
 
 def test_a_resource_page_and_its_data_forms_read_its_description_once(
