@@ -107,7 +107,7 @@ def test_a_person_with_no_links_has_no_related_people(seed_store: OxigraphStore,
 
 def loose_bounds_store() -> OxigraphStore:
     """Two topics both named "ML": a candidate on both shares one topic name (score 1), though
-    the index's bound counts each topic (2). Sixteen such candidates (one batch), named Z…, come before
+    the index's bound counts each topic (2). BATCH such candidates (one batch), named Z…, come before
     Aaron in bound order; Aaron shares only one of the topics (bound 1, score 1) and wins the tie
     by name, so the index must read past its first batch of candidates to find him."""
     kgp, person = "https://w3id.org/kgprofiles/ontology#", "https://example.org/person/"
@@ -134,7 +134,7 @@ def test_the_index_reads_on_while_a_later_candidate_could_still_win(settings: Se
     best = index.related("https://example.org/person/me", 1)
     assert [(p.name, p.score, p.reason) for p in best] == [("Aaron", 1.0, "ML")]
     everyone = related_people(store, queries, "https://example.org/person/me")  # type: ignore[arg-type]
-    assert [p.score for p in everyone] == [1.0] * 17
+    assert [p.score for p in everyone] == [1.0] * (BATCH + 1)
     for limit in LIMITS:
         assert index.related("https://example.org/person/me", limit) == everyone[:limit]
 

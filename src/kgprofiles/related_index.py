@@ -67,8 +67,9 @@ KGP_PARTICIPANT, KGP_RECIPIENT, KGP_AWARD = KGP_NS + "participant", KGP_NS + "re
 KGP_ADVISOR, KGP_STUDENT = KGP_NS + "advisor", KGP_NS + "student"
 
 _Ids = np.ndarray  # a sorted array of person numbers
-#: Candidates scored exactly at a time (at least the limit).
-BATCH = 16
+#: Candidates scored exactly at a time (at least the limit): a page's 10 related people in one
+#: step (at 100,000 people, 1.19 ms a person with 16, 1.00 with 8).
+BATCH = 8
 
 
 @dataclass
