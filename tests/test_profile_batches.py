@@ -23,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def iris_of(store: OxigraphStore, kind: str) -> list[str]:
-    """Every resource of a kind of page (person, source, work)."""
-    found = store.query(f"SELECT DISTINCT ?x WHERE {{ ?x a kgp:{kind.capitalize()} }}").rows
+    """Every resource of a kind of page (person, source, work; "why": the people of "Why?" pages)."""
+    cls = "Person" if kind == "why" else kind.capitalize()
+    found = store.query(f"SELECT DISTINCT ?x WHERE {{ ?x a kgp:{cls} }}").rows
     return sorted(r["x"].value for r in found)
 
 
@@ -56,7 +57,7 @@ def test_each_batched_answer_is_the_one_resource_answer(graph: str, kind: str, s
                 else:  # (in the engine's order, which its readers do not depend on: test_a_batch_makes…)
                     assert sorted(map(_key, together.rows)) == sorted(map(_key, alone.rows)), (name, iri)
                 compared += bool(alone.rows)
-    assert compared >= len(iris)  # (answers with rows, not only empty ones)
+    assert compared >= (len(iris) if len(names) > 1 else bool(iris))  # (answers with rows, not only empty ones)
     assert iris or (graph, kind) == ("lives_store", "work")  # (the lives fixture has no works)
 
 

@@ -313,7 +313,8 @@ RECENT_SELECTS, KEPT_ROWS = 64, 1000
 #: ~1.2 ms against 3.3 ms one person at a time, a source's 0.16 against 0.70 ms, a work's 0.19
 #: against 0.65 ms. Left to one query a resource: ``person-supervisions`` (inside LATERAL its
 #: UNION is evaluated over the whole graph: ~0.6 ms a person), ``person-role-evidence`` and
-#: ``person-award-partners`` (each read for one person in ten or fewer).
+#: ``person-award-partners`` (each read for one person in ten or fewer). "why": what the "Why?"
+#: pages of a batch read of their people that is not in the profiles on the shelf.
 BATCHED: dict[str, tuple[str, tuple[str, ...]]] = {
     "person": ("person", (
         "person", "profile-sources", "claim-sources", "profile-statements", "person-contributions", "person-works",
@@ -322,6 +323,7 @@ BATCHED: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "source": ("source", ("source", "source-claims", "source-citations")),
     "work": ("work", ("work", "work-contributors")),
+    "why": ("person", ("person-topics",)),  # (the person's "Why?" pages: the rest is on the shelf)
 }  # fmt: skip
 
 

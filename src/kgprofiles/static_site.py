@@ -191,7 +191,10 @@ class _Renderer:
         paths = {iri: ids().slug_of(iri) or "" for iri in iris}
         batch = defaultdict[str, list[str]](list)  # kind → IRIs, for the views to read at once
         for iri, path in paths.items():
-            if not WHY.fullmatch(path):
+            why = WHY.fullmatch(path)
+            if why:  # ("why": what its person's "Why?" pages read)
+                batch["why"].append(ids().namespace("person") + why["person"])
+            else:
                 batch[path.partition("/")[0]].append(iri)
         self.views.prefetch(batch)
         for iri in iris:
