@@ -28,6 +28,8 @@ from kgprofiles.cli import app as cli
 from kgprofiles.config import Settings
 from kgprofiles.errors import InputError
 from kgprofiles.export import export_store
+from kgprofiles.queries import load_queries
+from kgprofiles.related_index import RelatedIndex
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
 from web.server import serving
@@ -547,3 +549,25 @@ def test_an_unknown_data_form_is_refused_before_anything_is_opened(settings: Set
     assert not (tmp_path / "s").exists()
     with pytest.raises(InputError, match="no data form owl"):
         build_site(settings, None, tmp_path / "s", data_forms=("owl",))  # type: ignore[arg-type]
+
+
+def test_why_pages_are_rendered_near_their_colleagues(
+    seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The "Why?" pages go out in order of their person's home organisation (then IRI), not in the
+    order they were found: a process then has the profiles of the people they name in memory."""
+    handed: list[str] = []
+    render = static_site._Renderer.render
+
+    def recording(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
+        handed.extend(iri for iri in iris if "/related/" in iri)
+        return render(self, iris)
+
+    monkeypatch.setattr(static_site._Renderer, "render", recording)
+    build_site(settings, seed_store, tmp_path / "out", jobs=1)
+    index = RelatedIndex(seed_store, load_queries(settings.queries_dir))
+    homes = [index.home_organization(why.split("/related/")[0]) for why in handed]
+    assert len(handed) > 20 and len(set(homes)) > 1  # (people of more than one organisation)
+    pairs = list(zip(homes, handed, strict=True))
+    assert pairs == sorted(pairs)
+    assert handed != sorted(handed)  # (not merely in IRI order)

@@ -521,6 +521,7 @@ class _Builder:
             while len(running) < 2 * self.jobs and (queue or (whys and not rendering)):
                 if not queue and stage == "pages":  # every other page written: the "Why?" pages' own bar
                     stage = "why"
+                    whys = deque(sorted(whys, key=self._near))
                     self.progress.stage('"Why?" pages', len(whys))
                 todo = queue or whys
                 future = executor.submit(render, [todo.popleft() for _ in range(min(BATCH, len(todo)))])
@@ -543,6 +544,14 @@ class _Builder:
                     if to is queue or stage == "why":  # (before, the "Why?" pages found are their stage's total)
                         self.progress.grow(len(new))
         return pages + 5, tuple(sorted(missing))
+
+    def _near(self, why: str) -> tuple[str, str]:
+        """A "Why?" page's place among the others: by its person's home organisation (where most of
+        their related people are), so that the profiles a process keeps in memory serve the pages
+        that follow it (the other person's profile is otherwise read from the shelf)."""
+        found = WHY.fullmatch(ids().slug_of(why) or "")
+        person = ids().namespace("person") + found["person"] if found else why
+        return self.views.related_index().home_organization(person), why
 
     def _download(
         self,
