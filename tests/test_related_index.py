@@ -77,7 +77,8 @@ def test_the_index_ranks_the_lives_fixture_as_the_queries_do(settings: Settings)
 def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
     synthetic_store: OxigraphStore, settings: Settings
 ) -> None:
-    assert assert_same_as_queries(synthetic_store, settings, bounded_every=5) == 300 * len(LIMITS)
+    # every other person (the per-person queries are the cost: 10 s of the suite for all 300)
+    assert assert_same_as_queries(synthetic_store, settings, every=2, bounded_every=5) == 150 * len(LIMITS)
 
 
 @pytest.mark.parametrize(
