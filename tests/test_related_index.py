@@ -96,7 +96,7 @@ def test_the_index_ranks_a_synthetic_graph_as_the_queries_do(
 def test_the_index_follows_configured_weights(
     synthetic_store: OxigraphStore, settings: Settings, weights: dict[str, float]
 ) -> None:
-    # every sixth person for each set of weights (all 300 under the default weights, above)
+    # every sixth person for each set of weights (every other one under the default weights, above)
     assert assert_same_as_queries(synthetic_store, settings, weights, every=6) == 50 * len(LIMITS)
 
 
