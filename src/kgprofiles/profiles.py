@@ -402,6 +402,12 @@ class Views:
             self._queries = load_queries(self.queries_dir)
         return self._queries
 
+    @property
+    def _whole_graph_read(self) -> bool:
+        """Whether answers come from what stable views read once (``read_once``): stable, and not
+        still reading it in the background (``warm``)."""
+        return self.stable and not self._warming.is_set()
+
     def select(self, name: str, **values: str | Term) -> SelectResult:
         """The rows of the named query ``name`` with its parameters bound to ``values`` (stable
         views keep the last ``RECENT_SELECTS`` results of up to ``KEPT_ROWS`` rows, and do not
@@ -757,7 +763,7 @@ class Views:
         return {claim: tuple(sorted(n)) for claim, n in found.items()}
 
     def related(self, person: ox.NamedNode, limit: int | None = None) -> list[Related]:
-        if self.stable and not self._warming.is_set():
+        if self._whole_graph_read:
             return list(self._related.get((person.value, limit), lambda: self._shelved_related(person, limit)))
         return related_people(self.store, self.queries, person, self.related_weights, limit)
 
@@ -781,7 +787,7 @@ class Views:
 
     def org_size(self, organization: ox.NamedNode) -> int:
         """How many people have a role at the organisation (every size read at once when stable)."""
-        if not self.stable or self._warming.is_set():
+        if not self._whole_graph_read:
             return sum(int(r["people"].value) for r in self.select("org-sizes", organization=organization).rows)
         return self._all_org_sizes().get(organization.value, 0)
 
@@ -887,7 +893,7 @@ class Views:
         facts = self.select("topic", topic=topic).rows
         if not facts:
             raise NotFound(f"no topic {text!r}", "try `kgprofiles query search --param text=PART`")
-        if self.stable and not self._warming.is_set():  # (the index in memory: 45 ms, not 700, at 100,000 people)
+        if self._whole_graph_read:  # (the index in memory: 45 ms, not 700, at 100,000 people)
             index = self.related_index()
             members = index.topic_members(topic.value)
             current = {person: index.current_organization_names(person) for person, _ in members}

@@ -76,6 +76,13 @@ from kgprofiles.web.resources import KINDS, SLUG, data
 #: The path of a "Why?" page under the base IRI (the server's /id/person/A/related/B).
 WHY = re.compile(r"person/(?P<person>[A-Za-z0-9][A-Za-z0-9._-]*)/related/(?P<other>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
+
+def _why_person(path: str) -> str | None:
+    """The IRI of the person whose "Why?" page ``path`` (under the base IRI) is, else None."""
+    found = WHY.fullmatch(path)
+    return ids().namespace("person") + found["person"] if found else None
+
+
 #: The collector's thresholds while pages are rendered (``gc.set_threshold``: Python's are 700, 10, 10).
 COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 MARKER = ".kgprofiles-site"
@@ -191,9 +198,9 @@ class _Renderer:
         paths = {iri: ids().slug_of(iri) or "" for iri in iris}
         batch = defaultdict[str, list[str]](list)  # kind → IRIs, for the views to read at once
         for iri, path in paths.items():
-            why = WHY.fullmatch(path)
-            if why:  # ("why": what its person's "Why?" pages read)
-                batch["why"].append(ids().namespace("person") + why["person"])
+            person = _why_person(path)
+            if person is not None:  # ("why": what its person's "Why?" pages read)
+                batch["why"].append(person)
             else:
                 batch[path.partition("/")[0]].append(iri)
         self.views.prefetch(batch)
@@ -549,8 +556,7 @@ class _Builder:
         """A "Why?" page's place among the others: by its person's home organisation (where most of
         their related people are), so that the profiles a process keeps in memory serve the pages
         that follow it (the other person's profile is otherwise read from the shelf)."""
-        found = WHY.fullmatch(ids().slug_of(why) or "")
-        person = ids().namespace("person") + found["person"] if found else why
+        person = _why_person(ids().slug_of(why) or "") or why
         return self.views.related_index().home_organization(person), why
 
     def _download(
