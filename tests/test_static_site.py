@@ -268,8 +268,11 @@ def test_a_worker_killed_fails_the_build_and_publishes_nothing(
     stage: str, message: str, seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker killed outright (the kernel's OOM killer, a SIGKILL) while it renders pages or
-    writes a download: the build fails saying which, and leaves no directory behind."""
+    writes a download: the build fails saying which, and leaves no directory behind. The
+    downloads are written beside the pages: their failure stops the pages at once (here pages
+    that would take minutes), not once they are all written."""
     import signal
+    import time
 
     from kgprofiles.errors import StoreError
     from kgprofiles.store.oxigraph import OxigraphStore
@@ -277,9 +280,20 @@ def test_a_worker_killed_fails_the_build_and_publishes_nothing(
     def killed(*args: object) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
+    render = static_site._Renderer.render
+
+    def slow(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
+        time.sleep(1)
+        return render(self, iris)
+
+    if stage == "downloads":
+        monkeypatch.setattr(static_site._Renderer, "render", slow)
+        monkeypatch.setattr(static_site, "BATCH", 1)  # (a minute of pages)
     monkeypatch.setattr(static_site._Renderer, "render" if stage == "pages" else "download", killed)
+    started = time.monotonic()
     with OxigraphStore(seed_store_dir, read_only=True) as disk, pytest.raises(StoreError, match=message):
         build_site(settings, disk, tmp_path / "site", jobs=2)
+    assert time.monotonic() - started < 10
     assert list(tmp_path.iterdir()) == []
 
 

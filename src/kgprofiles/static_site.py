@@ -29,9 +29,9 @@ unless ``force``, and then written into (its other files are left alone).
 
 Pages are rendered by ``jobs`` worker processes forked once the whole-graph results (the related
 index) are read, each over its own read-only handle of the store's generation; the main process
-walks the links and hands out batches. The whole-graph downloads are written once the pages are,
-by processes of their own (a whole-graph export keeps its memory to the end of its process).
-Ctrl-C or a failure kills the workers.
+walks the links and hands out batches. The whole-graph downloads are written meanwhile by a
+process of their own, forked before the related index is read (N-Triples made from the N-Quads
+file, Turtle from the N-Triples one, ``download_chains``). Ctrl-C or a failure kills them all.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import signal
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
@@ -100,6 +100,8 @@ MADE_KEPT = 10_000
 #: the batch its views read at once (``Views.prefetch``): at 100,000 people a person page 8.15 ms
 #: in batches of 32 and 7.59 ms in batches of 128, a source page 0.71 and 0.62 ms.
 BATCH = 128
+#: The processes of a build, as its errors name them.
+PAGES_PROCESS, DOWNLOADS_PROCESS = "a page-rendering worker", "a process writing the downloads"
 #: A file of the site opened for writing: created or emptied, binary (Windows), not inherited.
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -232,12 +234,17 @@ class _Renderer:
 
     def download(self, chain: list[tuple[str, str]]) -> _Batch:
         """The whole graph as ``downloads/NAME`` in each (NAME, format) of ``chain``, in order:
-        Turtle after N-Triples is made from that file (``turtle_from_ntriples``)."""
+        N-Triples after N-Quads, from an embedded store, is made from that file
+        (``OxigraphStore.dump_union_from``), and Turtle after N-Triples from that one
+        (``turtle_from_ntriples``): each the bytes of the store's own export, without reading
+        the store again."""
         out = _Writer(self.root, self.made)
         limit = self.settings.limits.jsonld_max_quads
         written: dict[str, str] = {}  # format → the download's name
         for name, fmt in chain:
-            if fmt == "ttl" and "nt" in written:
+            if fmt == "nt" and "nq" in written and isinstance(self.store, OxigraphStore):
+                make = partial(self.store.dump_union_from, self.root / "downloads" / written["nq"])
+            elif fmt == "ttl" and "nt" in written:
                 make = partial(turtle_from_ntriples, self.root / "downloads" / written["nt"])
             else:
                 make = partial(export_store_to, self.store, fmt, jsonld_max_quads=limit)
@@ -312,18 +319,19 @@ def turtle_from_ntriples(ntriples: Path, output: Path) -> None:
 
 
 def download_chains(offered: Mapping[str, tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """The downloads as the processes that make them take them: (name, format) chains, Turtle
-    after N-Triples when both are offered (made from it), every other one alone.
+    """The downloads in the order a process makes them: (name, format) chains, each made after
+    the one before it in its chain (N-Quads, N-Triples from it, Turtle from that), the chains
+    of one format alone first (JSON-LD, offered only for a graph small enough).
 
-    >>> download_chains({"g.nq": ("nq", ""), "g.ttl": ("ttl", ""), "g.nt": ("nt", "")})
-    [[('g.nq', 'nq')], [('g.nt', 'nt'), ('g.ttl', 'ttl')]]
+    >>> download_chains({"g.nq": ("nq", ""), "g.ttl": ("ttl", ""), "g.nt": ("nt", ""), "g.jsonld": ("jsonld", "")})
+    [[('g.jsonld', 'jsonld')], [('g.nq', 'nq'), ('g.nt', 'nt'), ('g.ttl', 'ttl')]]
+    >>> download_chains({"g.ttl": ("ttl", ""), "g.nt": ("nt", "")})
+    [[('g.nt', 'nt'), ('g.ttl', 'ttl')]]
     """
     by_format = {fmt: name for name, (fmt, _) in offered.items()}
-    chains = [[(name, fmt)] for fmt, name in by_format.items() if fmt != "ttl" or "nt" not in by_format]
-    for chain in chains:
-        if chain[0][1] == "nt" and "ttl" in by_format:
-            chain.append((by_format["ttl"], "ttl"))
-    return chains
+    chained = [fmt for fmt in ("nq", "nt", "ttl") if fmt in by_format]
+    alone = [[(name, fmt)] for fmt, name in by_format.items() if fmt not in chained]
+    return [*alone, [(by_format[fmt], fmt) for fmt in chained]] if chained else alone
 
 
 #: The renderer of a worker process (``_start_worker``), over the worker's own store handle.
@@ -425,6 +433,28 @@ class _Builder:
         where = index_path(self.settings, self.store)  # the store's search index has them, if it has one
         found = indexed_documents(where) if where is not None else None
         docs = found if found is not None else list(documents(self.store, self.settings.queries_dir))
+        offered = downloads.offered(self.store, self.settings.limits.jsonld_max_quads)
+        chains = download_chains(offered)
+        if self.jobs == 1:
+            renderer = _Renderer(self.settings, self.store, self.views, self.out.root, self.forms)
+            written = self._crawl(_InProcess(), renderer.render, self._first_pages(docs, offered))
+            self._download([(partial(renderer.download, chain), len(chain)) for chain in chains])
+            return written
+        # The downloads in a process of their own, forked now (before the related index is read:
+        # it shares little of it) to write beside everything else: on the core the related index
+        # leaves idle, then beside the pages (~230 s of a core at 100,000 people, ~400 MB; written
+        # after the pages, they were the build's last four minutes).
+        with self._workers(1, DOWNLOADS_PROCESS) as exporters:
+            downloading = [(exporters.submit(_download_in_worker, chain), len(chain)) for chain in chains]
+            seeds = self._first_pages(docs, offered)
+            with self._workers(self.jobs, PAGES_PROCESS) as pool:
+                written = self._crawl(pool, _render_in_worker, seeds, beside=[f for f, _ in downloading])
+            self._download([(f.result, steps) for f, steps in downloading])
+        return written
+
+    def _first_pages(self, docs: list[Document], offered: Mapping[str, tuple[str, str]]) -> list[tuple[str, str]]:
+        """The related index read, and the pages that are not a resource's (home, people, search,
+        downloads, the SPARQL note) written; the resources whose pages come next, by kind."""
         self.progress.stage("related index")
         self.views.read_once()  # here, before any worker starts: the workers share what it reads
         # What is read now lives to the end of the build (its million objects at 100,000 people):
@@ -448,7 +478,6 @@ class _Builder:
         )
         self._page("search", page("search.html", "..", q="", results=None, static_search=True))
         self.out.write("search/index.json", search_index(docs))
-        offered = downloads.offered(self.store, self.settings.limits.jsonld_max_quads)
         self._page(
             "downloads",
             page(
@@ -472,21 +501,7 @@ class _Builder:
                 ),
             ),
         )
-        seeds = sorted((d.kind, d.iri) for d in docs)
-        chains = download_chains(offered)
-        if self.jobs == 1:
-            renderer = _Renderer(self.settings, self.store, self.views, self.out.root, self.forms)
-            written = self._crawl(_InProcess(), renderer.render, seeds)
-            self._download(_InProcess(), renderer.download, chains)
-            return written
-        # The downloads after the pages, in processes of their own that end with them: a
-        # whole-graph export keeps its memory to the end of the process that made it (~830 MB at
-        # 100,000 people), and beside the page workers the build went past 4 GB.
-        with self._workers(self.jobs, "a page-rendering worker") as pool:
-            written = self._crawl(pool, _render_in_worker, seeds)
-        with self._workers(min(self.jobs, len(chains)), "a process writing the downloads") as exporters:
-            self._download(exporters, _download_in_worker, chains)
-        return written
+        return sorted((d.kind, d.iri) for d in docs)
 
     @contextlib.contextmanager
     def _workers(self, jobs: int, which: str) -> Iterator[ProcessPoolExecutor]:
@@ -502,10 +517,7 @@ class _Builder:
             except BaseException as exc:
                 _kill_workers(pool)
                 if isinstance(exc, BrokenProcessPool):
-                    raise StoreError(
-                        f"{which} stopped (killed, or out of memory); nothing was published",
-                        "run again with fewer --jobs, or --jobs 1",
-                    ) from exc
+                    raise _stopped(which) from exc
                 raise
 
     def _page(self, directory: str, html: str) -> None:
@@ -513,11 +525,16 @@ class _Builder:
         self.progress.advance()
 
     def _crawl(
-        self, executor: Executor, render: Callable[[list[str]], _Batch], seeds: list[tuple[str, str]]
+        self,
+        executor: Executor,
+        render: Callable[[list[str]], _Batch],
+        seeds: list[tuple[str, str]],
+        beside: Collection[Future[_Batch]] = (),
     ) -> tuple[int, tuple[str, ...]]:
         """Every seed's page and data, then every /id/ IRI a page links to, until none is left;
         the "Why?" pages once every other page is written (every person's, its profile then on
-        the shelf); at most two batches a process in flight."""
+        the shelf); at most two batches a process in flight. ``beside``: the downloads being
+        written meanwhile, whose failure stops the pages at once."""
         running: set[Future[_Batch]] = set()
         rendering: set[Future[_Batch]] = set()  # batches of pages other than "Why?" pages
         queue, whys = deque(iri for _, iri in seeds), deque[str]()
@@ -536,6 +553,7 @@ class _Builder:
                 if todo is queue:
                     rendering.add(future)
             done, running = wait(running, return_when=FIRST_COMPLETED)
+            _raise_if_failed(beside)
             for future in done:
                 rendering.discard(future)
                 result = future.result()
@@ -559,20 +577,35 @@ class _Builder:
         person = _why_person(ids().slug_of(why) or "") or why
         return self.views.related_index().home_organization(person), why
 
-    def _download(
-        self,
-        executor: Executor,
-        download: Callable[[list[tuple[str, str]]], _Batch],
-        chains: list[list[tuple[str, str]]],
-    ) -> None:
-        """The whole-graph downloads, a chain of them a process at a time (``download_chains``)."""
-        self.progress.stage("downloads", sum(len(chain) for chain in chains))
-        running = {executor.submit(download, chain): len(chain) for chain in chains}
-        for future in as_completed(running):
-            result = future.result()
+    def _download(self, chains: list[tuple[Callable[[], _Batch], int]]) -> None:
+        """The whole-graph downloads: each chain's result (made now, or waited for) and its
+        number of downloads (``download_chains``)."""
+        self.progress.stage("downloads", sum(steps for _, steps in chains))
+        for result_of, steps in chains:
+            try:
+                result = result_of()
+            except BrokenProcessPool as exc:
+                raise _stopped(DOWNLOADS_PROCESS) from exc
             self.out.files += result.files
             self.out.bytes += result.bytes
-            self.progress.advance(running[future])
+            self.progress.advance(steps)
+
+
+def _stopped(which: str) -> StoreError:
+    """The error of a build whose process ``which`` died."""
+    return StoreError(
+        f"{which} stopped (killed, or out of memory); nothing was published", "run again with fewer --jobs, or --jobs 1"
+    )
+
+
+def _raise_if_failed(downloading: Collection[Future[_Batch]]) -> None:
+    """The error of a download already failed, raised now rather than after the pages."""
+    for future in downloading:
+        if future.done() and future.exception() is not None:
+            try:
+                future.result()
+            except BrokenProcessPool as exc:
+                raise _stopped(DOWNLOADS_PROCESS) from exc
 
 
 def fold(text: str) -> list[str]:

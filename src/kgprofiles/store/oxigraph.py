@@ -54,6 +54,7 @@ from kgprofiles.store.base import Patch, QueryResult, SelectResult, Term, soluti
 from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
 from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
 from kgprofiles.store.rows_ahead import RowsAhead
+from kgprofiles.store.union_lines import union_ntriples
 from kgprofiles.vocab import GRAPH, PREFIXES
 
 __all__ = ["OxigraphStore"]
@@ -347,6 +348,18 @@ class OxigraphStore:
         triples = self.store.query(_UNION_TRIPLES, use_default_graph_as_union=True)
         assert isinstance(triples, ox.QueryTriples)
         triples.serialize(output=target, format=fmt)
+
+    def dump_union_from(self, nquads: Path, output: Path) -> None:
+        """The N-Triples ``dump_to`` writes, made from this store's N-Quads dump at ``nquads``
+        (written by ``dump_to``, the store unchanged since) instead of read from the store again
+        (``union_lines``: at 100,000 people ~25 s against ~195 s, and a bounded memory); read
+        from the store where its default graph has triples (the dump's lines then do not all
+        name a graph)."""
+        if next(self.store.quads_for_pattern(None, None, None, ox.DefaultGraph()), None) is not None:
+            self.dump_to(output, ox.RdfFormat.N_TRIPLES)
+            return
+        with open(nquads, "rb") as lines, open(output, "wb") as target:
+            union_ntriples(lines, target)
 
     # -- writing ----------------------------------------------------------------------------
 
