@@ -172,6 +172,40 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
     assert progress.stages["pages"][0] + whys == two.pages + len(two.missing)
 
 
+def test_the_downloads_process_ends_once_they_are_written(
+    seed_store_dir: Path, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The downloads are written beside the pages by a process of their own, which ends once they
+    are (its memory with it) while the pages go on: when the "Why?" pages start, only the page
+    workers are left. (A pool's worker stayed to the end and held ~600 MB at 100,000 people.)"""
+    import multiprocessing
+    import time
+
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    class Watching(_Counted):
+        children: tuple[str, ...] = ()
+
+        def stage(self, name: str, total: int | None = None) -> None:
+            super().stage(name, total)
+            if name == '"Why?" pages':
+                self.children = tuple(p.name for p in multiprocessing.active_children())
+
+    render = static_site._Renderer.render
+
+    def slower(self: static_site._Renderer, iris: list[str]) -> static_site._Batch:
+        time.sleep(0.25)  # (the pages, ~3 s, outlast the seed graph's downloads, ~0.5 s)
+        return render(self, iris)
+
+    monkeypatch.setattr(static_site._Renderer, "render", slower)
+    monkeypatch.setattr(static_site, "BATCH", 8)
+    watching = Watching()
+    with OxigraphStore(seed_store_dir, read_only=True) as disk:
+        build_site(settings, disk, tmp_path / "site", jobs=2, progress=watching)
+    assert len(watching.children) == 2, watching.children  # the two page workers
+    assert watching.stages["downloads"] == [4, 4]
+
+
 class _Counted:
     """Progress that keeps each stage's [total, done]."""
 

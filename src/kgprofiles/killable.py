@@ -167,7 +167,7 @@ def _answer(directory: Path, status: int, budget: Budget, doing: str) -> Any:
 
 def child_main(scratch: str, memory_mb: int) -> None:
     """The child's side: cap the address space, die with the parent, run the job, write the answer."""
-    _die_with_parent()
+    die_with_parent()
     if memory_mb > 0:
         import resource
 
@@ -194,7 +194,7 @@ def child_main(scratch: str, memory_mb: int) -> None:
     os.replace(partial, directory / _ANSWER)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Ask Linux to kill this process when its parent dies (best effort elsewhere)."""
     parent = os.getppid()
     try:

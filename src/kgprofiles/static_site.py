@@ -46,18 +46,20 @@ import shutil
 import signal
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from importlib import resources
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from kgprofiles.config import MEMORY, Settings
 from kgprofiles.errors import InputError, StoreError
 from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, in_order, serialize_triples, to_rdfxml
+from kgprofiles.killable import die_with_parent
 from kgprofiles.profile_shelf import ProfileShelf
 from kgprofiles.profiles import NotFound, Views
 from kgprofiles.progress import Progress, Silent
@@ -334,6 +336,9 @@ def download_chains(offered: Mapping[str, tuple[str, str]]) -> list[list[tuple[s
     return [*alone, [(by_format[fmt], fmt) for fmt in chained]] if chained else alone
 
 
+#: What a process forked from a build starts from: settings, the store's location, the views
+#: (and what they have read), the site's directory and the data forms (``_start_worker``).
+_WorkerStart = tuple[Settings, str, Views, Path, Mapping[str, str]]
 #: The renderer of a worker process (``_start_worker``), over the worker's own store handle.
 _worker: _Renderer | None = None
 
@@ -356,6 +361,75 @@ def _render_in_worker(iris: list[str]) -> _Batch:
 def _download_in_worker(chain: list[tuple[str, str]]) -> _Batch:
     assert _worker is not None
     return _worker.download(chain)
+
+
+class _Downloads:
+    """The whole-graph downloads (``download_chains``), written by a process forked for them
+    alone, which ends once they are written and gives its memory back (a pool's worker lives as
+    long as its pool: it held ~600 MB to the end of a 100,000-person build). The process sends
+    each chain's result on a pipe as it is written; used as a context, it is killed if the
+    build stops (Ctrl-C, an error) and waited for otherwise."""
+
+    def __init__(self, start: _WorkerStart, chains: list[list[tuple[str, str]]]) -> None:
+        context = multiprocessing.get_context("fork")
+        self._pipe, sending = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_write_downloads, args=(sending, start, chains), name="kgprofiles site: downloads"
+        )
+        self._process.start()
+        sending.close()
+        self._expected = len(chains)
+        self._received: deque[_Batch] = deque()
+        self._taken = 0
+
+    def __enter__(self) -> _Downloads:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        if kind is not None:
+            self._process.kill()
+        self._process.join()
+        self._pipe.close()
+
+    def check(self) -> None:
+        """Take the results already sent, without waiting; the process's error, or its death,
+        raised now rather than once the pages are written."""
+        while self._taken + len(self._received) < self._expected and self._pipe.poll():
+            self._receive()
+
+    def results(self) -> Iterator[_Batch]:
+        """Each chain's result, in order, waiting for those still being written."""
+        while self._taken < self._expected:
+            if not self._received:
+                self._receive()
+            self._taken += 1
+            yield self._received.popleft()
+
+    def _receive(self) -> None:
+        try:
+            ok, value = self._pipe.recv()
+        except (EOFError, OSError) as exc:  # the process died without a word: killed
+            raise _stopped(DOWNLOADS_PROCESS) from exc
+        if not ok:
+            raise value
+        self._received.append(value)
+
+
+def _write_downloads(pipe: Connection, start: _WorkerStart, chains: list[list[tuple[str, str]]]) -> None:
+    """The downloads' process: each chain written, its result sent; an error sent as it is (or
+    as its text, when it cannot be pickled), and the process ends."""
+    die_with_parent()
+    _start_worker(*start)
+    try:
+        for chain in chains:
+            pipe.send((True, _download_in_worker(chain)))
+    except Exception as exc:
+        try:
+            pipe.send((False, exc))
+        except Exception:  # (an exception pickle cannot carry)
+            pipe.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        pipe.close()
 
 
 def _kill_workers(pool: ProcessPoolExecutor) -> None:
@@ -430,27 +504,29 @@ class _Builder:
 
     def _build(self) -> tuple[int, tuple[str, ...]]:
         self.progress.stage("search documents")
-        where = index_path(self.settings, self.store)  # the store's search index has them, if it has one
-        found = indexed_documents(where) if where is not None else None
-        docs = found if found is not None else list(documents(self.store, self.settings.queries_dir))
         offered = downloads.offered(self.store, self.settings.limits.jsonld_max_quads)
         chains = download_chains(offered)
         if self.jobs == 1:
             renderer = _Renderer(self.settings, self.store, self.views, self.out.root, self.forms)
-            written = self._crawl(_InProcess(), renderer.render, self._first_pages(docs, offered))
-            self._download([(partial(renderer.download, chain), len(chain)) for chain in chains])
+            written = self._crawl(_InProcess(), renderer.render, self._first_pages(self._documents(), offered))
+            self._download(chains, (renderer.download(chain) for chain in chains))
             return written
-        # The downloads in a process of their own, forked now (before the related index is read:
-        # it shares little of it) to write beside everything else: on the core the related index
-        # leaves idle, then beside the pages (~230 s of a core at 100,000 people, ~400 MB; written
-        # after the pages, they were the build's last four minutes).
-        with self._workers(1, DOWNLOADS_PROCESS) as exporters:
-            downloading = [(exporters.submit(_download_in_worker, chain), len(chain)) for chain in chains]
-            seeds = self._first_pages(docs, offered)
+        # The downloads in a process of their own, forked first (this process still small: it
+        # shares little) to write beside everything else: on the core the related index leaves
+        # idle, then beside the pages (~270 s of a core at 100,000 people; written after the
+        # pages, they were the build's last four minutes).
+        with _Downloads(self._worker_start(), chains) as writing:
+            seeds = self._first_pages(self._documents(), offered)
             with self._workers(self.jobs, PAGES_PROCESS) as pool:
-                written = self._crawl(pool, _render_in_worker, seeds, beside=[f for f, _ in downloading])
-            self._download([(f.result, steps) for f, steps in downloading])
+                written = self._crawl(pool, _render_in_worker, seeds, beside=writing)
+            self._download(chains, writing.results())
         return written
+
+    def _documents(self) -> list[Document]:
+        """The search documents: the resources every page starts from."""
+        where = index_path(self.settings, self.store)  # the store's search index has them, if it has one
+        found = indexed_documents(where) if where is not None else None
+        return found if found is not None else list(documents(self.store, self.settings.queries_dir))
 
     def _first_pages(self, docs: list[Document], offered: Mapping[str, tuple[str, str]]) -> list[tuple[str, str]]:
         """The related index read, and the pages that are not a resource's (home, people, search,
@@ -508,9 +584,8 @@ class _Builder:
         """``jobs`` processes forked from this one (``_start_worker``), killed if anything goes
         wrong while they work (Ctrl-C, an error: not left blocked on a result nobody reads);
         ``which`` names one in the message when one dies."""
-        assert isinstance(self.store, OxigraphStore)
-        start = (self.settings, self.store.location, self.views, self.out.root, self.forms)
         context = multiprocessing.get_context("fork")
+        start = self._worker_start()
         with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker, initargs=start) as pool:
             try:
                 yield pool
@@ -519,6 +594,11 @@ class _Builder:
                 if isinstance(exc, BrokenProcessPool):
                     raise _stopped(which) from exc
                 raise
+
+    def _worker_start(self) -> _WorkerStart:
+        """What a process forked from this one starts from (``_start_worker``)."""
+        assert isinstance(self.store, OxigraphStore)
+        return (self.settings, self.store.location, self.views, self.out.root, self.forms)
 
     def _page(self, directory: str, html: str) -> None:
         self.out.write(f"{directory}/index.html" if directory else "index.html", html)
@@ -529,7 +609,7 @@ class _Builder:
         executor: Executor,
         render: Callable[[list[str]], _Batch],
         seeds: list[tuple[str, str]],
-        beside: Collection[Future[_Batch]] = (),
+        beside: _Downloads | None = None,
     ) -> tuple[int, tuple[str, ...]]:
         """Every seed's page and data, then every /id/ IRI a page links to, until none is left;
         the "Why?" pages once every other page is written (every person's, its profile then on
@@ -553,7 +633,8 @@ class _Builder:
                 if todo is queue:
                     rendering.add(future)
             done, running = wait(running, return_when=FIRST_COMPLETED)
-            _raise_if_failed(beside)
+            if beside is not None:
+                beside.check()
             for future in done:
                 rendering.discard(future)
                 result = future.result()
@@ -577,15 +658,11 @@ class _Builder:
         person = _why_person(ids().slug_of(why) or "") or why
         return self.views.related_index().home_organization(person), why
 
-    def _download(self, chains: list[tuple[Callable[[], _Batch], int]]) -> None:
-        """The whole-graph downloads: each chain's result (made now, or waited for) and its
-        number of downloads (``download_chains``)."""
-        self.progress.stage("downloads", sum(steps for _, steps in chains))
-        for result_of, steps in chains:
-            try:
-                result = result_of()
-            except BrokenProcessPool as exc:
-                raise _stopped(DOWNLOADS_PROCESS) from exc
+    def _download(self, chains: list[list[tuple[str, str]]], results: Iterable[_Batch]) -> None:
+        """The whole-graph downloads: each chain's result, as it is made or comes."""
+        self.progress.stage("downloads", sum(len(chain) for chain in chains))
+        for chain, result in zip(chains, results, strict=True):
+            steps = len(chain)
             self.out.files += result.files
             self.out.bytes += result.bytes
             self.progress.advance(steps)
@@ -596,16 +673,6 @@ def _stopped(which: str) -> StoreError:
     return StoreError(
         f"{which} stopped (killed, or out of memory); nothing was published", "run again with fewer --jobs, or --jobs 1"
     )
-
-
-def _raise_if_failed(downloading: Collection[Future[_Batch]]) -> None:
-    """The error of a download already failed, raised now rather than after the pages."""
-    for future in downloading:
-        if future.done() and future.exception() is not None:
-            try:
-                future.result()
-            except BrokenProcessPool as exc:
-                raise _stopped(DOWNLOADS_PROCESS) from exc
 
 
 def fold(text: str) -> list[str]:
