@@ -662,10 +662,9 @@ class _Builder:
         """The whole-graph downloads: each chain's result, as it is made or comes."""
         self.progress.stage("downloads", sum(len(chain) for chain in chains))
         for chain, result in zip(chains, results, strict=True):
-            steps = len(chain)
             self.out.files += result.files
             self.out.bytes += result.bytes
-            self.progress.advance(steps)
+            self.progress.advance(len(chain))
 
 
 def _stopped(which: str) -> StoreError:
