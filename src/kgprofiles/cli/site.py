@@ -32,8 +32,8 @@ def build(
             "--jobs",
             "-j",
             min=1,
-            help="Processes rendering pages (default: one per core). Over the embedded store on disk "
-            "only; a server's store or memory: renders in one.",
+            help="Processes rendering pages (default: one per core), and one more writing the whole-graph "
+            "downloads meanwhile. Over the embedded store on disk only; a server's store or memory: all in one.",
         ),
     ] = None,
     forms: Annotated[
