@@ -4,6 +4,7 @@ bytes on every run, and the rules for the output directory."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -329,6 +330,45 @@ def test_a_worker_killed_fails_the_build_and_publishes_nothing(
         build_site(settings, disk, tmp_path / "site", jobs=2)
     assert time.monotonic() - started < 10
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_build_killed_outright_leaves_no_process_behind(seed_store_dir: Path, tmp_path: Path) -> None:
+    """SIGKILL (the OOM killer's signal) to a build while its processes work: the page workers and
+    the downloads' process go with it. (The page workers were left waiting for work for ever,
+    each with its copy of the related index: 1 GB apiece at 100,000 people.)"""
+    command = [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), "site", "build", "--quiet"]
+    command += ["--store", str(seed_store_dir), "--output", str(tmp_path / "site"), "--jobs", "2"]
+    build = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(seen) < 3 and build.poll() is None and time.monotonic() < deadline:
+        seen |= _children(build.pid)
+        time.sleep(0.02)
+    build.kill()
+    build.wait()
+    assert len(seen) == 3  # the downloads' process and two page workers
+    deadline = time.monotonic() + 10
+    while any(map(_running, seen)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_running, seen))
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether the process ``pid`` is alive (a zombie is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path) -> None:

@@ -346,8 +346,11 @@ _worker: _Renderer | None = None
 def _start_worker(settings: Settings, location: str, views: Views, root: Path, forms: Mapping[str, str]) -> None:
     """A worker forked from the build: it opens the same store generation read-only (a RocksDB
     handle is never shared across a fork) and keeps what the parent's views read once (the
-    related index: copied on write, not read again)."""
+    related index: copied on write, not read again). It dies with the build: a build killed
+    outright (SIGKILL, the OOM killer) left its page workers waiting for work for ever, each
+    holding its copy of the related index."""
     global _worker
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     store = OxigraphStore(location, read_only=True)
     _worker = _Renderer(settings, store, views.over(store), root, forms)
@@ -418,7 +421,6 @@ class _Downloads:
 def _write_downloads(pipe: Connection, start: _WorkerStart, chains: list[list[tuple[str, str]]]) -> None:
     """The downloads' process: each chain written, its result sent; an error sent as it is (or
     as its text, when it cannot be pickled), and the process ends."""
-    die_with_parent()
     _start_worker(*start)
     try:
         for chain in chains:
