@@ -4,7 +4,6 @@ bytes on every run, and the rules for the output directory."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing
 import os
@@ -33,6 +32,7 @@ from kgprofiles.queries import load_queries
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
+from processes import children, running
 from web.server import serving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -342,33 +342,15 @@ def test_a_build_killed_outright_leaves_no_process_behind(seed_store_dir: Path, 
     seen: set[int] = set()
     deadline = time.monotonic() + 60
     while len(seen) < 3 and build.poll() is None and time.monotonic() < deadline:
-        seen |= _children(build.pid)
+        seen |= set(children(build.pid))
         time.sleep(0.02)
     build.kill()
     build.wait()
     assert len(seen) == 3  # the downloads' process and two page workers
     deadline = time.monotonic() + 10
-    while any(map(_running, seen)) and time.monotonic() < deadline:
+    while any(map(running, seen)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(map(_running, seen))
-
-
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(stat.parent.name))
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether the process ``pid`` is alive (a zombie is not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+    assert not any(map(running, seen))
 
 
 def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from processes import children, running
+
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 30.0
 
@@ -241,19 +243,6 @@ def test_a_second_server_reads_the_same_store_beside_the_first(served: tuple[str
         process.wait(timeout=15)
 
 
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid``."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(stat.parent.name))
-    return found
-
-
 def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path, tmp_path: Path) -> None:
     """...and share the pages they make: in a private directory of their server (under TMPDIR),
     removed when it stops; any of them revalidates a page another made (304)."""
@@ -296,14 +285,40 @@ def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path,
         process.wait(timeout=30)
     assert process.returncode == 0
     assert list(tmp_path.glob("kgprofiles-pages-*")) == []
-    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)]
+    assert not [pid for pid in workers if running(pid)]
 
 
-def _state(pid: int) -> str:
+def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> None:
+    """SIGKILL to ``serve --workers 2`` (no chance to stop its workers): they go with it, and the
+    port is free again, not answered by workers nobody supervises."""
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--workers", "2"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "Z"
+        while len(children(process.pid)) < 2 or not _answers(base):
+            assert process.poll() is None and time.monotonic() < deadline, "the workers did not answer"
+            time.sleep(0.1)
+        workers = children(process.pid)
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 10
+    while any(map(running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(running, workers))
+    assert not _answers(base)
+
+
+def _answers(base: str) -> bool:
+    try:
+        return httpx.get(base + "/", timeout=5).status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 def test_pages_are_kept_per_generation_and_revalidated(served: tuple[str, str]) -> None:

@@ -127,6 +127,10 @@ def serve(
     # a server stops on SIGTERM the way uvicorn and supervise() see to, not as an interrupted
     # write (boundary.Terminated: "nothing was published", exit 143): as before, by the signal
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if listen_fd is not None:  # a worker of `serve --workers`: it goes with its supervisor, killed outright too
+        from kgprofiles.killable import die_with_parent
+
+        die_with_parent()
     raise_descriptor_limit()  # (each connection holds one while its request arrives)
     settings = store_settings(ctx, store, endpoint, server_kind)
     if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:

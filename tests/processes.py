@@ -1,0 +1,29 @@
+"""Processes seen from /proc (Linux): a process's children, and whether one still runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def children(pid: int) -> list[int]:
+    """The running processes whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        fields = _fields(stat)
+        if fields and int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether the process ``pid`` is alive (a zombie is not)."""
+    fields = _fields(Path(f"/proc/{pid}/stat"))
+    return bool(fields) and fields[0] != "Z"
+
+
+def _fields(stat: Path) -> list[str]:
+    """A /proc stat file's fields after the command's name (state, parent, …); none if it is gone."""
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
