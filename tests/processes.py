@@ -15,6 +15,15 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """The running processes ``pid`` started, and those they started, and so on."""
+    found, todo = [], children(pid)
+    while todo:
+        found.append(todo.pop())
+        todo += children(found[-1])
+    return found
+
+
 def running(pid: int) -> bool:
     """Whether the process ``pid`` is alive (a zombie is not)."""
     fields = _fields(Path(f"/proc/{pid}/stat"))

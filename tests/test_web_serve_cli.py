@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from processes import children, running
+from processes import children, descendants, running
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 30.0
@@ -289,8 +289,8 @@ def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path,
 
 
 def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> None:
-    """SIGKILL to ``serve --workers 2`` (no chance to stop its workers): they go with it, and the
-    port is free again, not answered by workers nobody supervises."""
+    """SIGKILL to ``serve --workers 2`` (no chance to stop its workers): they go with it, and so do
+    their query workers; the port is free again, not answered by workers nobody supervises."""
     port = free_port()
     process = subprocess.Popen(
         kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--workers", "2"),
@@ -303,7 +303,10 @@ def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> 
         while len(children(process.pid)) < 2 or not _answers(base):
             assert process.poll() is None and time.monotonic() < deadline, "the workers did not answer"
             time.sleep(0.1)
-        workers = children(process.pid)
+        asked = httpx.get(base + "/sparql", params={"query": "ASK {}"}, timeout=30)  # (query workers start)
+        assert asked.status_code == 200
+        workers = descendants(process.pid)
+        assert len(workers) > 2
     finally:
         process.kill()
         process.wait()

@@ -56,6 +56,7 @@ import pyoxigraph as ox
 
 from kgprofiles.config import MEMORY
 from kgprofiles.errors import KgError, LimitHit, QueryError, StoreError
+from kgprofiles.killable import die_with_parent
 from kgprofiles.result_formats import content_type, serialize
 from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
@@ -74,7 +75,6 @@ START_TIMEOUT_S = 30.0
 _STORES_KEPT = 2  # store directories a worker keeps open (the current generation and the last)
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
-_PR_SET_PDEATHSIG = 1
 T = TypeVar("T")
 
 
@@ -363,8 +363,7 @@ def isolate_network() -> str | None:
 def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
     """A worker's life: isolate, cap, say ready, then answer jobs until the pool hangs up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server is the server's to handle
-    with contextlib.suppress(OSError, AttributeError):
-        _libc().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # gone with the forkserver, gone with us
+    die_with_parent()  # gone with the forkserver (or the server that forked it), gone with us
     problem = isolate_network() if isolate else "the pool was asked not to isolate its workers"
     if memory_mb:
         with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to cap
