@@ -382,8 +382,7 @@ class _Downloads:
         self._process.start()
         sending.close()
         self._expected = len(chains)
-        self._received: deque[_Batch] = deque()
-        self._taken = 0
+        self._received: list[_Batch] = []  # each chain's result, in order, as it comes
 
     def __enter__(self) -> _Downloads:
         return self
@@ -397,16 +396,15 @@ class _Downloads:
     def check(self) -> None:
         """Take the results already sent, without waiting; the process's error, or its death,
         raised now rather than once the pages are written."""
-        while self._taken + len(self._received) < self._expected and self._pipe.poll():
+        while len(self._received) < self._expected and self._pipe.poll():
             self._receive()
 
     def results(self) -> Iterator[_Batch]:
         """Each chain's result, in order, waiting for those still being written."""
-        while self._taken < self._expected:
-            if not self._received:
+        for n in range(self._expected):
+            while len(self._received) <= n:
                 self._receive()
-            self._taken += 1
-            yield self._received.popleft()
+            yield self._received[n]
 
     def _receive(self) -> None:
         try:
