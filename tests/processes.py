@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Collection
 from pathlib import Path
 
 
@@ -28,6 +30,14 @@ def running(pid: int) -> bool:
     """Whether the process ``pid`` is alive (a zombie is not)."""
     fields = _fields(Path(f"/proc/{pid}/stat"))
     return bool(fields) and fields[0] != "Z"
+
+
+def all_gone(pids: Collection[int], within: float = 10.0) -> bool:
+    """Whether every one of ``pids`` has ended, waiting up to ``within`` seconds for them."""
+    deadline = time.monotonic() + within
+    while any(map(running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(running, pids))
 
 
 def _fields(stat: Path) -> list[str]:

@@ -32,7 +32,7 @@ from kgprofiles.queries import load_queries
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
-from processes import children, running
+from processes import all_gone, children
 from web.server import serving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -347,10 +347,7 @@ def test_a_build_killed_outright_leaves_no_process_behind(seed_store_dir: Path, 
     build.kill()
     build.wait()
     assert len(seen) == 3  # the downloads' process and two page workers
-    deadline = time.monotonic() + 10
-    while any(map(running, seen)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(map(running, seen))
+    assert all_gone(seen)
 
 
 def test_two_processes_write_the_same_bytes(seed_store_dir: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from processes import children, descendants, running
+from processes import all_gone, children, descendants, running
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 30.0
@@ -310,10 +310,7 @@ def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> 
     finally:
         process.kill()
         process.wait()
-    deadline = time.monotonic() + 10
-    while any(map(running, workers)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(map(running, workers))
+    assert all_gone(workers)
     assert not _answers(base)
 
 
