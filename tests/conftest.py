@@ -3,6 +3,7 @@ Hypothesis profiles the property tests run under."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,12 @@ from hypothesis import settings as hypothesis_settings
 
 from kgprofiles.config import Settings, load_settings
 from kgprofiles.vocab import DEFAULT_BASE_IRI, use_base_iri
+
+# The collector runs less often in the test processes (Python's thresholds are 700, 10, 10): the
+# reference engines' rdflib graphs make many objects, and with Python's thresholds collecting took 9.9 s
+# of 139 s in test_fast_shapes, test_related_index and test_fast_rules (3.2 s with these; gc.callbacks).
+# The processes the tests start (kgprofiles commands, servers) keep their own.
+gc.set_threshold(50_000, 50, 100)
 
 pytest_plugins = ["servers"]  # the oxigraph_server fixture (tests/servers.py)
 ROOT = Path(__file__).resolve().parents[1]

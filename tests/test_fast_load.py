@@ -216,7 +216,7 @@ files_drawn = st.builds(
 )
 
 
-@settings(max_examples=examples(6))  # each example builds and loads a store (~3 s); the nightly profile runs 60
+@settings(max_examples=examples(3))  # each example builds and loads a store (~3-7 s); the nightly profile runs 30
 @given(parts=st.lists(files_drawn, min_size=2, max_size=3), replacement=files_drawn)
 @example(  # issue 15: p0 sameAs Q42 loaded beside p1 sameAs Q42; authorOf's chain runs through them
     parts=[[], [ox.Triple(P1, SAME_AS, Q42), ox.Triple(P1, kgp("work"), WORKS[0])]],

@@ -88,7 +88,7 @@ same_as_links = st.lists(
 )
 
 
-@settings(max_examples=examples(20))
+@settings(max_examples=examples(8))
 @given(triples=graphs(), links=same_as_links)
 def test_generated_graphs(
     triples: list[ox.Triple], links: list[tuple[ox.NamedNode, ox.NamedNode]], ontology: Graph
@@ -121,14 +121,14 @@ def with_a_list(draw: st.DrawFn) -> list[ox.Triple]:
     return list(dict.fromkeys(triples))
 
 
-@settings(max_examples=examples(20))
+@settings(max_examples=examples(8))
 @given(triples=with_a_list())
 def test_lists_in_the_data_are_compiled(triples: list[ox.Triple], ontology: Graph) -> None:
     """A long list in a file used to send the whole closure to owlrl (rdf:first counted as schema)."""
     check(triples, ontology, fallback=needs_owlrl(triples))
 
 
-@settings(max_examples=examples(15))
+@settings(max_examples=examples(6))
 @given(triples=graphs(unfaithful=True, max_statements=20))
 def test_literals_in_rdflib_form(triples: list[ox.Triple], ontology: Graph) -> None:
     """The inferred copies of a literal are written as rdflib writes it ("2019-06-01Z" → "2019-06-01")."""

@@ -142,7 +142,7 @@ def without_rdflib_empty_literal_cycles(
     return tuple(r for r in results if not (r.shape == "kgs:PartOfCycleShape" and r.focus in empty))
 
 
-@settings(max_examples=examples(25))
+@settings(max_examples=examples(12))
 @given(triples=graphs())
 @example(triples=[ox.Triple(ox.NamedNode("https://w3id.org/kgprofiles/id/person/p0"), kgp("partOf"), ox.Literal(""))])
 def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
@@ -175,7 +175,7 @@ def test_generated_graphs(triples: list[ox.Triple], shapes: Graph, ontology: Gra
         validation.NARROW_ABOVE = narrow_above
 
 
-@settings(max_examples=examples(8))
+@settings(max_examples=examples(4))
 @given(triples=graphs(unfaithful=True, max_statements=15))
 def test_literals_the_store_rewrites_fall_back(triples: list[ox.Triple], shapes: Graph, ontology: Graph) -> None:
     reference = validate_graph(graph_from_triples(triples), shapes, ontology)
@@ -204,7 +204,7 @@ ex:Supported a sh:NodeShape ; sh:targetClass kgp:Person ;
 """
 
 
-@settings(max_examples=examples(15))
+@settings(max_examples=examples(8))
 @given(triples=graphs(max_statements=25))
 def test_unsupported_shapes_fall_back_to_pyshacl(triples: list[ox.Triple], ontology: Graph) -> None:
     shapes = Graph().parse(data=UNSUPPORTED_SHAPES, format="turtle")
