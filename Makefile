@@ -36,9 +36,10 @@ test: $(TESTSTAMP)
 	# bytecode for the package, written once: the suite starts hundreds of kgprofiles processes, and
 	# where PYTHONDONTWRITEBYTECODE is set each of them would compile every module again (~0.15 s)
 	$(BIN)/python -m compileall -q src
-	# three workers on two cores: many tests wait on subprocesses, servers and a browser, and a third
-	# worker overlaps those waits (the whole suite 5:57 with three, about 6:50 with two, measured here)
-	$(BIN)/python -m pytest -n 3 --durations=10
+	# four workers on two cores: many tests wait on subprocesses, servers and a browser, and the extra
+	# workers overlap those waits (the whole suite 5:57 with three, about 6:50 with two; on a later
+	# machine 5:09 with four against 5:28 with three and 5:41 with three stealing work, one run each)
+	$(BIN)/python -m pytest -n 4 --durations=10
 
 build: $(STAMP)
 	$(BIN)/kgprofiles build
