@@ -86,6 +86,9 @@ LONGEST_FIRST = (
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests of ``LONGEST_FIRST`` first, in its order; the rest after them, as collected."""
+    gone = [name for name in LONGEST_FIRST if not (ROOT / "tests" / name).is_file()]
+    if gone:  # a renamed file would silently go last
+        raise pytest.UsageError(f"tests/conftest.py, LONGEST_FIRST: no such test file: {', '.join(gone)}")
     rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # (a stable sort)
 
