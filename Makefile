@@ -41,9 +41,7 @@ test: $(TESTSTAMP)
 	# machine 5:09 with four against 5:28 with three and 5:41 with three stealing work, one run each).
 	# Whole files to each worker, the longest first (tests/conftest.py, LONGEST_FIRST), so that the
 	# workers end together: 4:56 against 5:21 with the tests given out in chunks of 136 in file-name order
-	# The suite's own bytecode written too (PYTHONDONTWRITEBYTECODE emptied for it): each xdist worker
-	# otherwise compiles and rewrites every test module again (collecting: 4.8-5.3 s against 2.2-2.4 s)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=10
+	$(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=10
 
 build: $(STAMP)
 	$(BIN)/kgprofiles build
