@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from processes import all_gone, children, descendants, running
+from servers import answers_ask, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 30.0
@@ -22,12 +23,6 @@ STARTUP_TIMEOUT_S = 30.0
 
 def kgprofiles(*args: str) -> list[str]:
     return [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), *args]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -300,7 +295,7 @@ def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> 
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
     try:
-        while len(children(process.pid)) < 2 or not _answers(base):
+        while len(children(process.pid)) < 2 or not answers_ask(base + "/sparql"):
             assert process.poll() is None and time.monotonic() < deadline, "the workers did not answer"
             time.sleep(0.1)
         asked = httpx.get(base + "/sparql", params={"query": "ASK {}"}, timeout=30)  # (query workers start)
@@ -311,14 +306,7 @@ def test_the_workers_go_with_their_server_killed_outright(built_store: Path) -> 
         process.kill()
         process.wait()
     assert all_gone(workers)
-    assert not _answers(base)
-
-
-def _answers(base: str) -> bool:
-    try:
-        return httpx.get(base + "/", timeout=5).status_code == 200
-    except httpx.TransportError:
-        return False
+    assert not answers_ask(base + "/sparql")
 
 
 def test_pages_are_kept_per_generation_and_revalidated(served: tuple[str, str]) -> None:
