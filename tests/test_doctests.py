@@ -10,6 +10,7 @@ import pytest
 DOCUMENTED = [
     "kgprofiles",
     "kgprofiles.api",
+    "kgprofiles.namespace_terms",
     "kgprofiles.profile_shelf",
     "kgprofiles.profiles",
     "kgprofiles.render.html",
