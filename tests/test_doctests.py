@@ -10,9 +10,9 @@ import pytest
 DOCUMENTED = [
     "kgprofiles",
     "kgprofiles.api",
-    "kgprofiles.namespace_terms",
     "kgprofiles.profile_shelf",
     "kgprofiles.profiles",
+    "kgprofiles.rdflib_speedups",
     "kgprofiles.render.html",
     "kgprofiles.search",
     "kgprofiles.static_site",

@@ -13,7 +13,7 @@ from rdflib import Graph, Literal
 from rdflib.namespace import OWL, RDF, RDFS
 
 from kgprofiles.budget import Budget
-from kgprofiles.namespace_terms import settle_terms
+from kgprofiles.rdflib_speedups import settle_terms
 
 settle_terms()  # owlrl reads rdflib's terms in every rule: ~40% of its CPU went to making them
 

@@ -17,6 +17,7 @@ from kgprofiles.budget import Budget
 from kgprofiles.config import SearchPath, Settings, search_path
 from kgprofiles.errors import ShapesError
 from kgprofiles.ingest import RDF_SUFFIXES, SourceFile, collect_files, union_graph
+from kgprofiles.rdflib_speedups import prepare_queries_once
 from kgprofiles.shapes_check import check_shape_queries
 from kgprofiles.vocab import KGS, PREFIXES, curie
 
@@ -152,6 +153,7 @@ def run_pyshacl(data: Graph, shapes: Graph, ontology: Graph | None) -> Graph:
     from pyshacl.errors import ReportableRuntimeError
 
     check_shape_queries(shapes)
+    prepare_queries_once()  # pyshacl hands rdflib each SPARQL text again for every focus node
     try:
         _, report, _ = pyshacl.validate(
             data,
