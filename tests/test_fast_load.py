@@ -36,7 +36,7 @@ from kgprofiles.ingest import SourceFile, parse_files
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, validate_files
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH
-from test_fast_graphs import ORGS, PEOPLE, SAME_AS, WIKIDATA, WORKS, graphs, kgp
+from test_fast_graphs import ORGS, PEOPLE, SAME_AS, WIKIDATA, WORKS, graphs, kgp, node
 from test_ingest_lines import long_list, nested_brackets
 
 INFERRED = ox.NamedNode(INFERRED_GRAPH)
@@ -232,6 +232,14 @@ files_drawn = st.builds(
 @example(  # a kgp:partOf cycle the loaded file closes through another file's links (a * path)
     parts=[[], [ox.Triple(PEOPLE[0], kgp("partOf"), ORGS[1]), ox.Triple(ORGS[1], kgp("partOf"), ORGS[0])]],
     replacement=[ox.Triple(ORGS[0], kgp("partOf"), PEOPLE[0])],
+)
+@example(  # the nightly profile's: a link to a literal; the triple through it removed, its inferences must go
+    parts=[
+        [ox.Triple(node("claim", "id0"), kgp("cites"), ox.Literal("Example"))],
+        [],
+        [ox.Triple(node("profile", "f0"), SAME_AS, ox.Literal("Example"))],
+    ],
+    replacement=[],
 )
 def test_generated_loads(
     parts: list[list[ox.Triple]], replacement: list[ox.Triple], settings: Settings, shapes: Graph, ontology: Graph
