@@ -15,7 +15,7 @@ every time (pyparsing: ~60% of a validation of the seed data). rdflib's own prep
 made for this; its SPARQL processor now keeps the last ``PREPARED_KEPT`` it made, by text, base
 and namespaces. pyshacl's report on the seed data: 0.37–0.71 → 0.09 s CPU, the same results.
 
-Both are process-wide, idempotent, and change no answer (``bench/RESULTS.md``, 2026-12-06 06:58).
+Both are process-wide, idempotent, and change no answer (``bench/RESULTS.md``, 2026-12-06 06:58–09:35).
 
 >>> from rdflib.namespace import OWL
 >>> settle_terms()
