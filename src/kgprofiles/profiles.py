@@ -508,6 +508,8 @@ class Views:
         """The person's profile, with ``related_limit`` related people (None: all). The rest of it
         is made once per person where it can be kept: stable views keep the last
         ``RECENT_PROFILES`` made, and every one on their ``shelf`` if they have one."""
+        if related_limit == 0:  # (the core as it is: a "Why?" page reads two profiles so, a million times a site)
+            return self._core(person)
         return replace(self._core(person), related=tuple(self.related(person, related_limit)))
 
     def _core(self, person: ox.NamedNode) -> Profile:
