@@ -1,16 +1,19 @@
 """A profile's source list and its undated roles, on a synthetic person (tests/fixtures/evidence-order):
-a source with two addresses is one entry with both; roles without a start come newest evidence first."""
+a source with two addresses is one entry with both; roles without a start come newest evidence first.
+And the source list as every page writes it (profile and "Why?" pages alike)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kgprofiles.config import Settings
+from kgprofiles.evidence import _Numbering
 from kgprofiles.pipeline import build
-from kgprofiles.profiles import Profile, Views
+from kgprofiles.profiles import Profile, SourceItem, Views
 from kgprofiles.render import html, markdown, text
 from kgprofiles.store.oxigraph import OxigraphStore
 
@@ -57,3 +60,34 @@ def test_the_source_page_shows_every_address(reader_views: Views) -> None:
 def test_undated_roles_come_newest_evidence_first(reader: Profile) -> None:
     # Zeta's source supports a May 2021 event; Alpha's was retrieved in 2012. By name, Alpha would lead.
     assert [r.organization_name for r in reader.roles_with("not confirmed")] == ["Zeta Org", "Alpha Org"]
+
+
+def test_a_source_list_is_written_the_same_on_every_page() -> None:
+    # html.source_list writes the numbered sources of profile and "Why?" pages: escaped, a link
+    # only to an http(s) address (a javascript: one shown as code), every address, site, kind and
+    # retrieval date, and the record's page on this site.
+    two = SourceItem(1, "https://w3id.org/kgprofiles/id/source/a", "A <b>page</b>", "Example", "https://example.org/p",
+                     "web page", "2024-05-01", ("https://example.org/p", "https://mirror.example.org/p"))  # fmt: skip
+    bad = SourceItem(2, "https://w3id.org/kgprofiles/id/source/b", "Bad", None, "javascript:alert(1)", None, None,
+                     ("javascript:alert(1)",))  # fmt: skip
+    written = html.source_list((two, bad), html.local_link(""))
+    assert written == (
+        '<ol class="sources"><li id="source-1" value="1"><a href="https://example.org/p" rel="nofollow">'
+        "A &lt;b&gt;page&lt;/b&gt;</a> · "
+        '<a href="https://mirror.example.org/p" rel="nofollow">https://mirror.example.org/p</a>'
+        ' <span class="muted">(Example; web page, retrieved 2024-05-01)</span>'
+        ' <a class="record" href="/id/source/a" aria-label="source 1: its record">record</a></li>\n'
+        '<li id="source-2" value="2">Bad <code class="url">javascript:alert(1)</code>'
+        ' <a class="record" href="/id/source/b" aria-label="source 2: its record">record</a></li>\n</ol>'
+    )
+
+
+def test_a_why_page_numbers_the_same_source_entries(reader: Profile) -> None:
+    # The "Why?" page renumbers the two profiles' sources in order of citation, each entry whole:
+    # the source with two addresses keeps both (the list is the profile's, html.source_list).
+    numbering = _Numbering(reader, reader)
+    assert numbering.notes(1, (3, 1)) == (1, 2) and numbering.notes(0, (1,)) == (2,)
+    first, second = numbering.sources()
+    assert (first.number, second.number) == (1, 2)
+    assert second == replace(reader.sources[0], number=2)
+    assert second.urls == ("https://example.org/page", "https://mirror.example.org/page")

@@ -12,7 +12,7 @@ at its foot.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import pyoxigraph as ox
@@ -88,16 +88,13 @@ class _Numbering:
             if source is None:
                 continue
             number = self.order.setdefault(source.iri, len(self.order) + 1)
-            self.items.setdefault(source.iri, SourceItem(number, *_rest(source)))
+            if source.iri not in self.items:
+                self.items[source.iri] = replace(source, number=number)
             found.add(number)
         return tuple(sorted(found))
 
     def sources(self) -> tuple[SourceItem, ...]:
         return tuple(sorted(self.items.values(), key=lambda s: s.number))
-
-
-def _rest(s: SourceItem) -> tuple[str, str, str | None, str | None, str | None, str | None]:
-    return (s.iri, s.title, s.site, s.url, s.kind, s.retrieved)
 
 
 def _span(start: object, end: object) -> str:

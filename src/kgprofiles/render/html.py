@@ -13,7 +13,7 @@ from markupsafe import Markup, escape
 
 from kgprofiles.evidence import KIND_WORDS
 from kgprofiles.infobox import PersonFacts, organization_box, person_box, topic_box
-from kgprofiles.profiles import Profile
+from kgprofiles.profiles import Profile, SourceItem
 from kgprofiles.render import (
     HEADINGS,
     as_of,
@@ -53,6 +53,7 @@ def environment() -> Environment:
         anchor=anchor,
         notes=notes,
         data_links=data_links,
+        source_list=source_list,
     )
     env.globals.update(
         as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
@@ -77,6 +78,33 @@ def anchor(href: object, text: object, rel: str | None = None) -> Markup:
         return escape(text)
     rel_attribute = f' rel="{escape(rel)}"' if rel else ""
     return Markup(f'<a href="{escape(href)}"{rel_attribute}>{escape(text)}</a>')
+
+
+def source_list(sources: Iterable[SourceItem], link: Callable[[str], str | None]) -> Markup:
+    """A page's numbered sources (profile and "Why?" pages): each its title, linked where its
+    first address may be a link (``external_href``; else the address shown as code), its other
+    addresses, site, kind and retrieval date, and a link to its record on this site. (Written
+    here, not in the templates: a "Why?" page lists its sources a million times a site.)"""
+    items = []
+    for s in sources:
+        number = escape(s.number)
+        href = external_href(s.url) if s.url else None
+        parts = [f'<li id="source-{number}" value="{number}">', anchor(href, s.title, "nofollow")]
+        if s.url and not href:
+            parts.append(f' <code class="url">{escape(s.url)}</code>')
+        parts.extend(f" · {anchor(external_href(u), u, 'nofollow')}" for u in s.urls[1:])
+        if s.site or s.kind:
+            about = "; ".join(escape(x) for x in (s.site, s.kind) if x)
+            retrieved = f", retrieved {escape(s.retrieved)}" if s.retrieved else ""
+            parts.append(f' <span class="muted">({about}{retrieved})</span>')
+        record = link(s.iri)
+        if record:
+            parts.append(
+                f' <a class="record" href="{escape(record)}" aria-label="source {number}: its record">record</a>'
+            )
+        parts.append("</li>\n")
+        items.append("".join(parts))
+    return Markup(f'<ol class="sources">{"".join(items)}</ol>')
 
 
 #: The data forms a page links to in its text (all of them are in its <link rel="alternate">).
