@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from kgprofiles.profiles import Profile
-from kgprofiles.render.svg import attrs, clip, esc, linked, num, svg, tag, text, title
+from kgprofiles.render.svg import attrs, clip, esc, linked, num, svg, tag, title
 
 WIDTH = 460.0
 HEIGHT = 440.0
@@ -39,6 +39,12 @@ KINDS: dict[str, tuple[str, int, str, dict[str, str | float]]] = {
 }
 #: Each kind's stroke, as attributes (written once, not for each of a picture's edges).
 STROKES = {kind: attrs(**style) for kind, (_, _, _, style) in KINDS.items()}
+#: The presentation attributes the picture writes again and again (``attrs`` once, here).
+EDGE_WORD = attrs(font_size=FONT - 4, text_anchor="middle", fill="#4d5761", class_="halo")
+THING_SIZE, THING_COLOUR = attrs(font_size=FONT - 2), attrs(fill="#1d232a", class_="halo")  # (its text-anchor between)
+PERSON_LABEL = attrs(font_size=FONT, text_anchor="middle", fill="#0b3f75", class_="halo")
+PERSON_DOT = attrs(r=7.0, fill="#fff", stroke="#0b3f75", stroke_width=2.0)
+CENTRE_LABEL = attrs(font_size=FONT + 1, font_weight="bold", text_anchor="middle", fill="#1d232a", class_="halo")
 #: Which kind names a thing's edge from the person when several reach it: a current role, then
 #: another role, then "same time" (the person's own tie first), else in the order above.
 RANK = {kind: rank for rank, kind in enumerate(dict.fromkeys(("current_org", "other_org", "overlap_org", *KINDS)))}
@@ -87,10 +93,16 @@ def _two_lines(name: str, limit: int = 14) -> list[str]:
     return [clip(name[:cut], limit), clip(name[cut + 1 :], limit)]
 
 
-def _label(x: float, y: float, lines: list[str], **values: str | float | None) -> str:
-    """Text of one or more lines, the first at ``y``."""
-    body = "".join(tag("tspan", esc(line), x=x, dy=None if i == 0 else "1.1em") for i, line in enumerate(lines))
-    return tag("text", body, x=x, y=y, **values)
+def _label(x: float, y: float, lines: list[str], style: str) -> str:
+    """Text of one or more lines, the first at ``y``; ``style``: its other attributes (``attrs``)."""
+    at = num(x)
+    body = "".join(
+        (f'<tspan x="{at}">' if i == 0 else f'<tspan x="{at}" dy="1.1em">') + f"{esc(line)}</tspan>"
+        if line
+        else (f'<tspan x="{at}"/>' if i == 0 else f'<tspan x="{at}" dy="1.1em"/>')
+        for i, line in enumerate(lines)
+    )
+    return f'<text x="{at}" y="{num(y)}"{style}>{body}</text>'
 
 
 def _mean_angle(angles: list[float]) -> float:
@@ -148,17 +160,10 @@ def network_svg(
         x, y = inner[node]
         kind = min(things[node], key=lambda k: (KINDS[k][1], RANK[k]))  # (not the set's order: a process's)
         tooltip = f"{p.name} — {KINDS[kind][2]} — {node[1]}"
-        line = f"<line{attrs(x1=cx, y1=cy, x2=x, y2=y)}{STROKES[kind]}/>"
-        word = text(
-            cx + (x - cx) * 0.55,
-            cy + (y - cy) * 0.55 - 3,
-            KINDS[kind][2],
-            font_size=FONT - 4,
-            text_anchor="middle",
-            fill="#4d5761",
-            class_="halo",
-        )
-        edges.append(tag("g", title(tooltip) + line + word, class_="edge"))
+        line = f'<line x1="{num(cx)}" y1="{num(cy)}" x2="{num(x)}" y2="{num(y)}"{STROKES[kind]}/>'
+        wx, wy = num(cx + (x - cx) * 0.55), num(cy + (y - cy) * 0.55 - 3)
+        word = f'<text x="{wx}" y="{wy}"{EDGE_WORD}>{esc(KINDS[kind][2])}</text>'
+        edges.append(f'<g class="edge">{title(tooltip)}{line}{word}</g>')
     for a, _, r in placed:
         x, y = _polar(a, OUTER_X, OUTER_Y)
         end = f'x2="{num(x)}" y2="{num(y)}"'
@@ -178,27 +183,20 @@ def network_svg(
         parts = _two_lines(node[1], 18)
         if sin < -0.35:
             ly -= (len(parts) - 1) * FONT * 1.1
-        label = _label(lx, ly, parts, font_size=FONT - 2, text_anchor=anchor, fill="#1d232a", class_="halo")
+        label = _label(lx, ly, parts, f'{THING_SIZE} text-anchor="{anchor}"{THING_COLOUR}')
         body = title(f"{node[1]} ({node[0]})") + _shape(node[0], x, y) + label
-        nodes.append(tag("g", linked(link(iris[node]) if node in iris else None, body), class_="thing"))
+        nodes.append(f'<g class="thing">{linked(link(iris[node]) if node in iris else None, body)}</g>')
     for a, rank, r in placed:
         x, y = _polar(a, OUTER_X, OUTER_Y)
         parts = _two_lines(r.name)
         above = math.sin(a) < -0.5
         ly = y - 12 - (len(parts) - 1) * FONT * 1.1 if above else y + 22
-        name = _label(x, ly, parts, font_size=FONT, text_anchor="middle", fill="#0b3f75", class_="halo")
-        circle = tag("circle", cx=x, cy=y, r=7.0, fill="#fff", stroke="#0b3f75", stroke_width=2.0)
+        name = _label(x, ly, parts, PERSON_LABEL)
+        circle = f'<circle cx="{num(x)}" cy="{num(y)}"{PERSON_DOT}/>'
         tooltip = f"{r.name}: {r.reason} (score {r.score:g}, number {rank + 1}); why are they related?"
-        nodes.append(tag("g", linked(why(r.iri), title(tooltip) + circle + name), class_="person"))
+        nodes.append(f'<g class="person">{linked(why(r.iri), title(tooltip) + circle + name)}</g>')
     centre = tag("circle", cx=cx, cy=cy, r=10.0, fill="#0b5cad") + _label(
-        cx,
-        cy - 16,
-        _two_lines(p.name, 18),
-        font_size=FONT + 1,
-        font_weight="bold",
-        text_anchor="middle",
-        fill="#1d232a",
-        class_="halo",
+        cx, cy - 16, _two_lines(p.name, 18), CENTRE_LABEL
     )
     label = f"The people around {p.name}: {len(p.related)} related people and the {len(order)} things they share"
     body = "".join(edges) + "".join(nodes) + tag("g", title(p.name) + centre, class_="centre")
