@@ -12,7 +12,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from kgprofiles.evidence import KIND_WORDS
-from kgprofiles.infobox import PersonFacts, organization_box, person_box, topic_box
+from kgprofiles.infobox import InfoBox, PersonFacts, organization_box, person_box, topic_box
 from kgprofiles.profiles import Profile, SourceItem
 from kgprofiles.render import (
     HEADINGS,
@@ -54,6 +54,7 @@ def environment() -> Environment:
         notes=notes,
         data_links=data_links,
         source_list=source_list,
+        infobox=infobox,
     )
     env.globals.update(
         as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
@@ -78,6 +79,21 @@ def anchor(href: object, text: object, rel: str | None = None) -> Markup:
         return escape(text)
     rel_attribute = f' rel="{escape(rel)}"' if rel else ""
     return Markup(f'<a href="{escape(href)}"{rel_attribute}>{escape(text)}</a>')
+
+
+def infobox(box: InfoBox, link: Callable[[str], str | None]) -> Markup:
+    """A summary box (``kgprofiles.infobox``) of a person, organisation or topic page: labelled
+    rows, each item a link where ``link`` allows one, with its footnote marks. (Written here, not
+    as a template macro, for the cost of a macro call on every page.)"""
+    rows = "".join(
+        f"<dt>{escape(row.label)}</dt><dd>"
+        + '<span class="sep">, </span>'.join(
+            anchor(link(item.iri) if item.iri else None, item.text) + notes(item.notes) for item in row.items
+        )
+        + "</dd>\n"
+        for row in box.rows
+    )
+    return Markup(f'<aside class="infobox" aria-label="Summary: {escape(box.name)}">\n<dl>{rows}</dl>\n</aside>')
 
 
 def source_list(sources: Iterable[SourceItem], link: Callable[[str], str | None]) -> Markup:
