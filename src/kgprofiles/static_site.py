@@ -19,7 +19,8 @@ the way static servers answer a directory)::
 Pages are rendered by the web app's own functions (``web/pages.py``) with ``base`` set to the
 relative path to the site's root, so the HTML is the server's with relative links. Which resources
 get a page: the items of the search index (people, organisations, topics, works), then whatever
-/id/ IRI a written page links to, until none is left: every link between pages resolves.
+/id/ IRI a written page links to, until none is left: every link between pages resolves. ("Why?"
+pages are not read for links: theirs are their two people's, seeds or on those people's pages.)
 
 Deterministic: the same store gives the same bytes (no dates, sorted indexes, the exports' own
 ordering), however many processes render the pages. The site is written beside the output
@@ -228,6 +229,12 @@ class _Renderer:
                     continue
             out.write(f"id/{path}/index.html", html)
             pages += 1
+            if why is not None:
+                # Not read for links: a "Why?" page links to its two people, and to the organisations,
+                # works, topics and sources of their profiles: search documents (the crawl's seeds) or
+                # links of the two people's own pages. (A million pages at 100,000 people; the crawl
+                # of tests/test_static_site.py follows every link of every page the site has.)
+                continue
             for linked in dict.fromkeys(re.findall(r'href="' + re.escape(base) + r'/id/([^"#?]+)"', html)):
                 name, suffix = split_suffix(linked)
                 if suffix is None:
