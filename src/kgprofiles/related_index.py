@@ -356,11 +356,9 @@ class RelatedIndex:
         sizes = [len(p) for p in parts]
         each = np.repeat(np.array(points), sizes)
         links = np.bincount(ids, weights=np.repeat(np.array(counts, dtype=np.float64), sizes), minlength=size)
-        return (
-            np.bincount(ids, weights=each, minlength=size),
-            np.rint(links).astype(np.int64),
-            np.bincount(ids, minlength=size) > 0,
-        )
+        linked = np.zeros(size, dtype=bool)
+        linked[ids] = True  # (cheaper than a third bincount and its comparison)
+        return np.bincount(ids, weights=each, minlength=size), np.rint(links).astype(np.int64), linked
 
     def _exact(self, iri: str, number: int) -> Related:
         """The candidate's exact score and reason, as the per-person queries give them."""
