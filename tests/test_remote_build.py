@@ -238,7 +238,13 @@ def test_a_build_stopped_after_its_swap_puts_the_previous_graphs_back(
     with fault_proxy(oxigraph_server.base_url, hang_the_check_after_the_swap) as proxy:
         command = [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), "build", "-q"]
         build = subprocess.Popen(
-            [*command, "--endpoint", f"{proxy}/query"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [*command, "--endpoint", f"{proxy}/query"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # Ctrl-C as at a terminal: a suite started in the background (`cmd &`, nohup) hands its
+            # processes SIGINT ignored, and Python then leaves it so (the build ran on to its timeout).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         try:
             assert hanging.wait(timeout=120), "the build never reached its swap"
