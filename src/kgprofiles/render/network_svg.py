@@ -96,13 +96,11 @@ def _two_lines(name: str, limit: int = 14) -> list[str]:
 def _label(x: float, y: float, lines: list[str], style: str) -> str:
     """Text of one or more lines, the first at ``y``; ``style``: its other attributes (``attrs``)."""
     at = num(x)
-    body = "".join(
-        (f'<tspan x="{at}">' if i == 0 else f'<tspan x="{at}" dy="1.1em">') + f"{esc(line)}</tspan>"
-        if line
-        else (f'<tspan x="{at}"/>' if i == 0 else f'<tspan x="{at}" dy="1.1em"/>')
-        for i, line in enumerate(lines)
-    )
-    return f'<text x="{at}" y="{num(y)}"{style}>{body}</text>'
+    spans = []
+    for i, line in enumerate(lines):
+        start = f'<tspan x="{at}"' + (' dy="1.1em"' if i else "")
+        spans.append(f"{start}>{esc(line)}</tspan>" if line else f"{start}/>")  # (empty: as tag() writes it)
+    return f'<text x="{at}" y="{num(y)}"{style}>{"".join(spans)}</text>'
 
 
 def _mean_angle(angles: list[float]) -> float:
