@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from kgprofiles.config import Settings
-from kgprofiles.evidence import _Numbering
+from kgprofiles.evidence import Line, Part, _Numbering
 from kgprofiles.pipeline import build
 from kgprofiles.profiles import Profile, SourceItem, Views
+from kgprofiles.related import Component
 from kgprofiles.render import html, markdown, text
 from kgprofiles.store.oxigraph import OxigraphStore
 
@@ -91,3 +92,22 @@ def test_a_why_page_numbers_the_same_source_entries(reader: Profile) -> None:
     assert (first.number, second.number) == (1, 2)
     assert second == replace(reader.sources[0], number=2)
     assert second.urls == ("https://example.org/page", "https://mirror.example.org/page")
+
+
+def test_a_why_page_writes_its_evidence_escaped_with_footnotes() -> None:
+    # html.evidence_sections writes a "Why?" page's sections: the shared thing linked where it has
+    # a page on this site (an address elsewhere is not a page here), every text escaped, each
+    # line's footnote marks; html.score_terms the score's sum in words.
+    shared = Part("work", "Both contributed to", "A <i>work</i>", "https://w3id.org/kgprofiles/id/work/w", 2.5,
+                  (Line("Ann (author): <script>x</script>", (1, 3)), Line("Bo (editor)", ())))  # fmt: skip
+    elsewhere = Part("topic", "Both work on", "Graphs", "javascript:alert(1)", 1, ())
+    assert html.evidence_sections((shared, elsewhere), html.local_link("..")) == (
+        '<section class="evidence">\n<h2>Both contributed to <a href="../id/work/w">A &lt;i&gt;work&lt;/i&gt;</a>'
+        ' <span class="count">2.5 points</span></h2>\n<ul><li>Ann (author): &lt;script&gt;x&lt;/script&gt;'
+        '<sup class="notes"><a href="#source-1" aria-label="source 1">1</a>,'
+        '<a href="#source-3" aria-label="source 3">3</a></sup></li>\n<li>Bo (editor)</li>\n</ul>\n</section>\n'
+        '<section class="evidence">\n<h2>Both work on Graphs <span class="count">1 point</span></h2>\n'
+        "<ul></ul>\n</section>\n"
+    )
+    terms = (Component("work", 2, 3.0, ("A",)), Component("topic", 1, 0.5, ("B",)))
+    assert html.score_terms(terms) == "shared works 2 × 3 + shared topics 1 × 0.5"

@@ -11,9 +11,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from kgprofiles.evidence import KIND_WORDS
+from kgprofiles.evidence import KIND_WORDS, Part
 from kgprofiles.infobox import InfoBox, PersonFacts, organization_box, person_box, topic_box
 from kgprofiles.profiles import Profile, SourceItem
+from kgprofiles.related import Component
 from kgprofiles.render import (
     HEADINGS,
     as_of,
@@ -55,6 +56,8 @@ def environment() -> Environment:
         data_links=data_links,
         source_list=source_list,
         infobox=infobox,
+        evidence_sections=evidence_sections,
+        score_terms=score_terms,
     )
     env.globals.update(
         as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
@@ -79,6 +82,27 @@ def anchor(href: object, text: object, rel: str | None = None) -> Markup:
         return escape(text)
     rel_attribute = f' rel="{escape(rel)}"' if rel else ""
     return Markup(f'<a href="{escape(href)}"{rel_attribute}>{escape(text)}</a>')
+
+
+def evidence_sections(parts: Iterable[Part], link: Callable[[str], str | None]) -> Markup:
+    """A "Why?" page's evidence: a section for each thing the two people share, headed by its
+    name (a link where it has a page) and points, listing what each profile says with its
+    footnote marks. (Written here, not in the template: a site has a million "Why?" pages.)"""
+    sections = []
+    for part in parts:
+        points = "point" if part.weight == 1 else "points"
+        lines = "".join(f"<li>{escape(line.text)}{notes(line.notes)}</li>\n" for line in part.lines)
+        name = anchor(link(part.iri) if part.iri else None, part.name)
+        sections.append(
+            f'<section class="evidence">\n<h2>{escape(part.heading)} {name}'
+            f' <span class="count">{part.weight:g} {points}</span></h2>\n<ul>{lines}</ul>\n</section>\n'
+        )
+    return Markup("".join(sections))
+
+
+def score_terms(components: Iterable[Component]) -> Markup:
+    """The terms of a related person's score in words: "shared works 2 × 3 + …"."""
+    return Markup(" + ".join(f"{escape(KIND_WORDS[c.kind])} {escape(c.count)} × {c.weight:g}" for c in components))
 
 
 def infobox(box: InfoBox, link: Callable[[str], str | None]) -> Markup:
