@@ -476,17 +476,22 @@ def test_what_the_build_read_once_is_left_out_of_collections_while_pages_are_ren
 def test_a_resource_page_and_its_data_forms_read_its_description_once(
     seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A claim's page and its five data forms are made from one reading of its triples."""
+    """A claim's page and its five data forms are made from one reading of its triples: the
+    batch's, read before the pages (``Views.prefetch``)."""
     from kgprofiles.profiles import Views
-    from kgprofiles.queries import NamedQuery
 
-    ran: list[str] = []
-    run = NamedQuery.run
-    monkeypatch.setattr(NamedQuery, "run", lambda self, *args: ran.append(self.name) or run(self, *args))
+    sent: list[str] = []
+    select_rows = type(seed_store).select_rows
+    monkeypatch.setattr(
+        type(seed_store),
+        "select_rows",
+        lambda self, text, *a, **k: sent.append(text) or select_rows(self, text, *a, **k),
+    )
     views = Views(seed_store, settings.queries_dir, stable=True)
     renderer = static_site._Renderer(settings, seed_store, views, tmp_path)
     batch = renderer.render(["https://w3id.org/kgprofiles/id/claim/horace-he-role-pytorch"])
-    assert batch.pages == 1 and batch.files == 6 and ran == ["resource-description"]
+    assert batch.pages == 1 and batch.files == 6
+    assert len(sent) == 1 and "LATERAL" in sent[0] and "?blankLink" in sent[0]  # (resource-description.rq)
     page = (tmp_path / "id/claim/horace-he-role-pytorch/index.html").read_text(encoding="utf-8")
     assert "kgp:holder" in page and (tmp_path / "id/claim/horace-he-role-pytorch.ttl").stat().st_size > 100
 
