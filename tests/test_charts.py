@@ -13,9 +13,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from markupsafe import escape
 
+from conftest import examples
 from kgprofiles.profiles import DateValue, RoleItem, TimelineItem, Views
 from kgprofiles.render.html import local_link
+from kgprofiles.render.svg import esc
 from kgprofiles.render.timeline_svg import span, tick_step, timeline_svg
 from test_profile_views import check_golden
 
@@ -279,3 +284,13 @@ def test_the_network_is_the_same_in_every_process(horace, tmp_path: Path) -> Non
     }
     assert len(drawings) == 1
     assert "Horace He — was at — Lab" in drawings.pop()
+
+
+@settings(max_examples=examples(200))
+@given(text=st.text())
+@example(text="&amp; <b> \"a\" 'b' &#34;")  # every character escaped, and an escape escaped again
+@example(text="")
+def test_picture_text_is_escaped_as_markupsafe_escapes_it(text: str) -> None:
+    # svg.esc writes every label and attribute of the pictures: the bytes markupsafe (the pages')
+    # would write, so that a picture's markup is the pages' and its golden files stay the same.
+    assert esc(text) == str(escape(text))

@@ -15,13 +15,13 @@ def num(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-#: What markupsafe's escape replaces, and with what: the same bytes, without a Markup object for
-#: each of the thousands of attributes a picture has.
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
-
-
 def esc(text: str) -> str:
-    return text.translate(_ESCAPES)
+    """``text`` escaped as markupsafe escapes it (the same bytes), without a Markup object for each
+    of the hundreds of attributes and labels a picture has. (Five ``replace`` calls: 3-10 times
+    faster than ``str.translate`` with a table of strings, which looks up every character.)"""
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;").replace("'", "&#39;")
+    )
 
 
 @lru_cache(maxsize=256)
@@ -39,7 +39,7 @@ def attrs(**values: str | float | None) -> str:
         if kind is float or kind is int:
             text = num(value)  # type: ignore[arg-type]
         elif kind is str:
-            text = value.translate(_ESCAPES)  # type: ignore[union-attr]
+            text = esc(value)  # type: ignore[arg-type]
         elif isinstance(value, float | int) and not isinstance(value, bool):
             text = num(value)
         else:
