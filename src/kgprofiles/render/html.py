@@ -58,6 +58,8 @@ def environment() -> Environment:
         infobox=infobox,
         evidence_sections=evidence_sections,
         score_terms=score_terms,
+        related_list=related_list,
+        timeline_list=timeline_list,
     )
     env.globals.update(
         as_of=as_of, award_text=award_text, education_text=education_text, latest_note=latest_note, span=span,
@@ -246,6 +248,40 @@ def why_href(link: Callable[[str], str | None], person: str, other: str) -> str 
     if home is None or mine is None or theirs is None or not theirs.startswith("person/"):
         return None
     return f"{home}/related/{theirs[len('person/') :]}"
+
+
+def related_list(p: Profile, link: Callable[[str], str | None]) -> Markup:
+    """A profile's related people: each a link, the reason, and a link to its "Why?" page.
+    (Written here, not in the template, as ``source_list``: every person page has one.)"""
+    items = []
+    for r in p.related:
+        why = why_href(link, p.iri, r.iri)
+        label = f"Why is {r.name} related to {p.name}?"
+        more = f' <a class="why" href="{escape(why)}" aria-label="{escape(label)}">Why?</a>' if why else ""
+        items.append(
+            f'<li><a href="{escape(link(r.iri))}">{escape(r.name)}</a><span class="reason">{escape(r.reason)}</span>'
+            f"{more}</li>\n"
+        )
+    return Markup(f'<ul class="plain related">{"".join(items)}</ul>')
+
+
+def timeline_list(p: Profile, facts: PersonFacts | None, link: Callable[[str], str | None]) -> Markup:
+    """A profile's dated entries, numbered as the timeline picture's marks (``#timeline-N``), each
+    with its footnote marks and, where ``facts`` knows its event, a link to the event's record."""
+    events = facts.events if facts else ()
+    items = []
+    for number, item in enumerate(p.timeline, start=1):
+        record = link(events[number - 1]) if events else None
+        more = (
+            f' <a class="record" href="{escape(record)}" aria-label="entry {number}: its record">record</a>'
+            if record
+            else ""
+        )
+        items.append(
+            f'<li id="timeline-{number}"><time datetime="{escape(item.date.iso)}">{escape(item.date.text)}</time>'
+            f"{escape(item.label)}{notes(item.notes)}{more}</li>\n"
+        )
+    return Markup(f'<ol class="timeline">\n{"".join(items)}</ol>')
 
 
 def person_network(p: Profile, link: Callable[[str], str | None], facts: PersonFacts | None = None) -> Markup:
