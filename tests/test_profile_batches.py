@@ -150,3 +150,27 @@ def test_the_projection_is_read_in_order(settings: Settings) -> None:
     for _, names in BATCHED.values():  # (each batched query names what it projects)
         for name in names:
             assert projection(queries[name].text), name
+
+
+def test_a_description_is_the_files_triples_and_its_blank_nodes_once_each(settings: Settings) -> None:
+    # queries/resource-description.rq: the resource's triples of the data files and those of the
+    # blank nodes it points to; a triple two files state, once; the inferred graph's, not at all.
+    # The same batched (a site's claims) as alone (a served page, a remote store).
+    store = OxigraphStore("memory:")
+    claim, other = ox.NamedNode("https://w3id.org/kgprofiles/id/claim/c1"), ox.NamedNode("https://example.org/o")
+    p, q, blank = ox.NamedNode("https://example.org/p"), ox.NamedNode("https://example.org/q"), ox.BlankNode("b1")
+    one, two = (f"https://w3id.org/kgprofiles/graph/file/{n}.ttl" for n in ("one", "two"))
+    said = [ox.Triple(claim, p, ox.Literal("x")), ox.Triple(claim, q, blank), ox.Triple(blank, p, ox.Literal("in"))]
+    store.replace_graphs(
+        {
+            one: said,
+            two: [said[0], ox.Triple(other, p, claim)],  # (stated twice; a triple about another resource)
+            "https://w3id.org/kgprofiles/graph/inferred": [ox.Triple(claim, p, ox.Literal("inferred"))],
+        }
+    )
+    alone = Views(store, settings.queries_dir).description(claim.value)
+    assert sorted(map(str, alone)) == sorted(map(str, said)) and len(alone) == 3
+    batched = Views(store, settings.queries_dir, stable=True)
+    batched.prefetch({"claim": [claim.value, other.value]})
+    assert sorted(map(str, batched.description(claim.value))) == sorted(map(str, said))
+    assert batched.description(other.value) == (ox.Triple(other, p, claim),)

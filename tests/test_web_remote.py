@@ -27,6 +27,8 @@ def test_pages_and_the_endpoint_over_a_remote_store(client: httpx.Client) -> Non
     page = client.get("/id/person/horace-he")
     assert page.status_code == 200 and "<h1>Horace He</h1>" in page.text and 'href="#source-1"' in page.text
     assert client.get("/id/organization/pytorch.ttl").status_code == 200
+    claim = client.get("/id/claim/horace-he-role-pytorch.nt")  # (queries/resource-description.rq, a SELECT)
+    assert claim.status_code == 200 and "<https://w3id.org/kgprofiles/ontology#holder>" in claim.text
     rows = client.get("/sparql", params={"query": "SELECT ?n WHERE { ?p a kgp:Person ; kgp:name ?n }"})
     assert rows.status_code == 200 and len(rows.json()["results"]["bindings"]) == 11
     bad = client.get("/sparql", params={"query": "SELECT ?n WHERE { ?p"})
