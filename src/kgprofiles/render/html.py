@@ -49,8 +49,6 @@ def environment() -> Environment:
         timeline_svg=timeline_svg,
         person_box=person_box,
         person_network=person_network,
-        why_href=why_href,
-        kind_words=KIND_WORDS,
         anchor=anchor,
         notes=notes,
         data_links=data_links,
