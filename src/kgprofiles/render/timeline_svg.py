@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from kgprofiles.profiles import DateValue, Profile, RoleItem
-from kgprofiles.render.svg import clip, linked, num, svg, tag, text, title
+from kgprofiles.render.svg import attrs, clip, esc, linked, num, svg, text, title
 
 WIDTH = 400.0
 MARGIN = 10.0
@@ -38,6 +38,15 @@ EVENT_ROW = 32.0
 MIN_GAP = 20.0  # the least room between two marks on one row (a two-digit number fits)
 COLOURS = {"current": "#0b5cad", "former": "#4d5761", "not confirmed": "#8a5a00", "unknown": "#4d5761"}
 STATUS_WORDS = {"current": "current", "former": "former", "not confirmed": "not confirmed as current"}
+#: The presentation attributes written again and again (``attrs`` once, here).
+CAPTION = attrs(font_size=FONT, fill="#1d232a")
+DOTTED = attrs(stroke_width=3.0, stroke_dasharray="1 5", stroke_linecap="round")  # (after the role's stroke)
+WORK_MARK = attrs(fill="#fff", stroke="#0b5cad", stroke_width=2.0)
+DAY_MARK = attrs(r=5.0, fill="#0b5cad")
+SPAN_MARK = attrs(height=8.0, rx=2.0, fill="#0b5cad")
+MARK_LABEL = attrs(font_size=FONT - 1, text_anchor="middle", fill="#1d232a")
+AXIS_LINE = attrs(stroke="#5b6570", stroke_width=1.0)
+TICK_SIZE, TICK_COLOUR = attrs(font_size=FONT - 1), attrs(fill="#4d5761")  # (its text-anchor between)
 _ISO = re.compile(r"(-?\d{4,})(?:-(\d{2}))?(?:-(\d{2}))?")
 
 
@@ -171,32 +180,35 @@ def _role(
     )
     caption = clip(f"{role.organization_name} · {role.status}", 48)
     bar_y = y + FONT + 6
-    out = [title(tooltip), text(left, y + FONT, caption, font_size=FONT, fill="#1d232a")]
-    solid = {"fill": colour, "height": 8.0}
-    dotted = {"stroke": colour, "stroke_width": 3.0, "stroke_dasharray": "1 5", "stroke_linecap": "round"}
+    out = [title(tooltip), f'<text x="{num(left)}" y="{num(y + FONT)}"{CAPTION}>{esc(caption)}</text>']
     mid = bar_y + 4
     current = role.status == "current"
     if start and end:
-        out.append(tag("rect", x=x(start[0]), y=bar_y, width=max(x(end[1]) - x(start[0]), 3.0), **solid))  # type: ignore[arg-type]
+        out.append(_bar(x(start[0]), bar_y, max(x(end[1]) - x(start[0]), 3.0), colour))
     elif start and current:
-        out.append(tag("rect", x=x(start[0]), y=bar_y, width=max(right - 8 - x(start[0]), 3.0), **solid))  # type: ignore[arg-type]
+        out.append(_bar(x(start[0]), bar_y, max(right - 8 - x(start[0]), 3.0), colour))
     elif start:
-        out.append(tag("rect", x=x(start[0]), y=bar_y, width=max(x(start[1]) - x(start[0]), 3.0), **solid))  # type: ignore[arg-type]
-        out.append(tag("line", x1=x(start[1]) + 4, y1=mid, x2=right, y2=mid, **dotted))  # type: ignore[arg-type]
+        out.append(_bar(x(start[0]), bar_y, max(x(start[1]) - x(start[0]), 3.0), colour))
+        out.append(_dots(x(start[1]) + 4, right, mid, colour))
     elif end:
-        out.append(tag("line", x1=left, y1=mid, x2=x(end[0]) - 4, y2=mid, **dotted))  # type: ignore[arg-type]
-        out.append(tag("rect", x=x(end[0]), y=bar_y, width=max(x(end[1]) - x(end[0]), 3.0), **solid))  # type: ignore[arg-type]
+        out.append(_dots(left, x(end[0]) - 4, mid, colour))
+        out.append(_bar(x(end[0]), bar_y, max(x(end[1]) - x(end[0]), 3.0), colour))
     else:
-        out.append(tag("line", x1=left + 2, y1=mid, x2=right - (10 if current else 2), y2=mid, **dotted))  # type: ignore[arg-type]
+        out.append(_dots(left + 2, right - (10 if current else 2), mid, colour))
     if current and not end:
-        out.append(
-            tag(
-                "path",
-                d=f"M{num(right - 8)} {num(bar_y - 3)}L{num(right)} {num(mid)}L{num(right - 8)} {num(bar_y + 11)}Z",
-                fill=colour,
-            )
-        )
-    return tag("g", linked(link(role.organization), "".join(out)), class_="role")
+        arrow = f"M{num(right - 8)} {num(bar_y - 3)}L{num(right)} {num(mid)}L{num(right - 8)} {num(bar_y + 11)}Z"
+        out.append(f'<path d="{arrow}" fill="{colour}"/>')
+    return f'<g class="role">{linked(link(role.organization), "".join(out))}</g>'
+
+
+def _bar(x: float, y: float, width: float, colour: str) -> str:
+    """A role's known stretch of time: a solid bar."""
+    return f'<rect x="{num(x)}" y="{num(y)}" width="{num(width)}" fill="{colour}" height="8"/>'
+
+
+def _dots(x1: float, x2: float, y: float, colour: str) -> str:
+    """A role's unknown stretch of time: a dotted line."""
+    return f'<line x1="{num(x1)}" y1="{num(y)}" x2="{num(x2)}" y2="{num(y)}" stroke="{colour}"{DOTTED}/>'
 
 
 def _mark(m: Mark, x0: float, x1: float, y: float) -> str:
@@ -204,26 +216,25 @@ def _mark(m: Mark, x0: float, x1: float, y: float) -> str:
     out = [title(m.tooltip)]
     if m.shape == "work":
         cx = (x0 + x1) / 2
-        out.append(
-            tag(
-                "path", d=f"M{num(cx)} {num(base - 6)}l6 6l-6 6l-6 -6Z", fill="#fff", stroke="#0b5cad", stroke_width=2.0
-            )
-        )
+        out.append(f'<path d="M{num(cx)} {num(base - 6)}l6 6l-6 6l-6 -6Z"{WORK_MARK}/>')
     elif x1 - x0 < 3:
-        out.append(tag("circle", cx=x0, cy=base, r=5.0, fill="#0b5cad"))
+        out.append(f'<circle cx="{num(x0)}" cy="{num(base)}"{DAY_MARK}/>')
     else:
-        out.append(tag("rect", x=x0, y=base - 4, width=x1 - x0, height=8.0, rx=2.0, fill="#0b5cad"))
+        out.append(f'<rect x="{num(x0)}" y="{num(base - 4)}" width="{num(x1 - x0)}"{SPAN_MARK}/>')
     if m.label:
-        out.append(text((x0 + x1) / 2, base - 9, m.label, font_size=FONT - 1, text_anchor="middle", fill="#1d232a"))
-    return tag("g", linked(m.href, "".join(out)), class_="mark")
+        out.append(f'<text x="{num((x0 + x1) / 2)}" y="{num(base - 9)}"{MARK_LABEL}>{esc(m.label)}</text>')
+    return f'<g class="mark">{linked(m.href, "".join(out))}</g>'
 
 
 def _axis(lo: int, hi: int, x: Callable[[float], float], left: float, right: float, y: float) -> str:
-    out = [tag("line", x1=left, y1=y + 4, x2=right, y2=y + 4, stroke="#5b6570", stroke_width=1.0)]
+    out = [f'<line x1="{num(left)}" y1="{num(y + 4)}" x2="{num(right)}" y2="{num(y + 4)}"{AXIS_LINE}/>']
     step = tick_step(hi - lo)
     first = -(-lo // step) * step
     for year in range(first, hi + 1, step):
-        out.append(tag("line", x1=x(year), y1=y, x2=x(year), y2=y + 8, stroke="#5b6570", stroke_width=1.0))
+        at = num(x(year))
+        out.append(f'<line x1="{at}" y1="{num(y)}" x2="{at}" y2="{num(y + 8)}"{AXIS_LINE}/>')
         anchor = "start" if year == lo else "end" if year == hi else "middle"
-        out.append(text(x(year), y + 8 + FONT, str(year), font_size=FONT - 1, text_anchor=anchor, fill="#4d5761"))
-    return tag("g", "".join(out), class_="axis")
+        out.append(
+            f'<text x="{at}" y="{num(y + 8 + FONT)}"{TICK_SIZE} text-anchor="{anchor}"{TICK_COLOUR}>{year}</text>'
+        )
+    return f'<g class="axis">{"".join(out)}</g>'
