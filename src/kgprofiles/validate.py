@@ -253,10 +253,15 @@ def validate_files(
     return report
 
 
+def _rdf_files(directory: Path | SearchPath) -> list[Path]:
+    """The RDF files on ``directory``, in the order they are read."""
+    files = search_path(directory).files("*")
+    return collect_files(f for f in files if f.suffix in RDF_SUFFIXES)
+
+
 def _load_dir(directory: Path | SearchPath, check: Callable[[Graph, str], None] | None = None) -> Graph:
     graph = Graph()
-    files = search_path(directory).files("*")
-    for path in collect_files(f for f in files if f.suffix in RDF_SUFFIXES):
+    for path in _rdf_files(directory):
         part = Graph().parse(path)
         if check is not None:
             check(part, str(path))
@@ -277,7 +282,20 @@ def load_shapes(shapes_dir: Path | SearchPath) -> Graph:
 @lru_cache(maxsize=4)
 def load_ontology(ontology_dir: Path) -> Graph:
     """The ontology graph from every file under ``ontology_dir``, its blank nodes labelled the same
-    in every process (the compiled rules are cached on disk by the ontology's content)."""
+    in every process (the compiled rules are cached on disk by the ontology's content); made once
+    for the files' bytes and kept on disk (``ontology_cache.py``)."""
+    from kgprofiles import ontology_cache
+
+    files = _rdf_files(ontology_dir)
+    kept = ontology_cache.entry_path(files)
+    graph = ontology_cache.read_graph(kept)
+    if graph is None:
+        graph = _canonical_ontology(ontology_dir)
+        ontology_cache.write_graph(kept, graph)
+    return graph
+
+
+def _canonical_ontology(ontology_dir: Path) -> Graph:
     parsed = _load_dir(ontology_dir)
     # canonical blank node labels (rdflib's RDF canonicalisation) over the whole graph, so that two
     # files' blank nodes stay apart: the parser's labels are random in each process
