@@ -31,7 +31,6 @@ to ``bench/RESULTS.md``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import resource
@@ -43,7 +42,6 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -66,16 +64,10 @@ print(time.perf_counter() - started)
 """
 
 
-def _module(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH_DIR / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(BENCH_DIR))
+import serve  # noqa: E402  (bench/serve.py: its servers, cases and page passes)
 
-
-serve = _module("serve")
+_module = serve._run_module
 load_bench = _module("load")
 
 
