@@ -275,23 +275,28 @@ def _load_dir(directory: Path | SearchPath, check: Callable[[Graph, str], None] 
 def load_shapes(shapes_dir: Path | SearchPath) -> Graph:
     """The SHACL shapes graph from every file on ``shapes_dir`` (kgprofiles' own and a project's,
     a project's file replacing kgprofiles' of the same name); a file whose SPARQL fetches
-    from elsewhere (SERVICE, FROM, LOAD) or does not parse is a ShapesError naming it."""
-    return _load_dir(shapes_dir, check_shape_queries)
+    from elsewhere (SERVICE, FROM, LOAD) or does not parse is a ShapesError naming it. Made once
+    for the files' bytes and kept on disk (``parsed_graphs.py``)."""
+    return _kept("shapes", _rdf_files(shapes_dir), lambda: _load_dir(shapes_dir, check_shape_queries))
 
 
 @lru_cache(maxsize=4)
 def load_ontology(ontology_dir: Path) -> Graph:
     """The ontology graph from every file under ``ontology_dir``, its blank nodes labelled the same
     in every process (the compiled rules are cached on disk by the ontology's content); made once
-    for the files' bytes and kept on disk (``ontology_cache.py``)."""
-    from kgprofiles import ontology_cache
+    for the files' bytes and kept on disk (``parsed_graphs.py``)."""
+    return _kept("ontology", _rdf_files(ontology_dir), lambda: _canonical_ontology(ontology_dir))
 
-    files = _rdf_files(ontology_dir)
-    kept = ontology_cache.entry_path(files)
-    graph = ontology_cache.read_graph(kept)
+
+def _kept(kind: str, files: list[Path], make: Callable[[], Graph]) -> Graph:
+    """The graph of ``kind`` made of ``files``, read from the disk cache, else made and kept there."""
+    from kgprofiles import parsed_graphs
+
+    entry = parsed_graphs.entry_path(kind, files)
+    graph = parsed_graphs.read_graph(entry)
     if graph is None:
-        graph = _canonical_ontology(ontology_dir)
-        ontology_cache.write_graph(kept, graph)
+        graph = make()
+        parsed_graphs.write_graph(entry, graph)
     return graph
 
 

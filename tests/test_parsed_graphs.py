@@ -1,6 +1,7 @@
-"""The ontology graph is kept on disk (``ontology_cache.py``): a later process reads it instead of
-parsing and canonicalising the files again, gets exactly the graph it would have made, and an
-edited file, a damaged entry or an unwritable cache only cost the making."""
+"""The ontology and shapes graphs are kept on disk (``parsed_graphs.py``): a later process reads
+them instead of parsing (and checking, and canonicalising) the files again, gets the graph it would
+have made, and an edited file, a damaged entry or an unwritable cache only cost the making; a
+shapes file that is refused is refused every time (nothing of it is kept)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from rdflib.compare import isomorphic
 
-from kgprofiles import ontology_cache, validate
+from kgprofiles import parsed_graphs, validate
 from kgprofiles.config import Settings
-from kgprofiles.validate import load_ontology
+from kgprofiles.errors import ShapesError
+from kgprofiles.validate import load_ontology, load_shapes
 
 
 @pytest.fixture
@@ -19,8 +22,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty cache directory, and no ontology made yet in this process."""
     monkeypatch.setenv("KGPROFILES_CACHE_DIR", str(tmp_path / "cache"))
     load_ontology.cache_clear()
+    load_shapes.cache_clear()
     yield tmp_path / "cache" / "ontology"
     load_ontology.cache_clear()
+    load_shapes.cache_clear()
 
 
 @pytest.fixture
@@ -84,7 +89,7 @@ def test_a_damaged_entry_is_made_again_and_written_whole(
     made = made_count(monkeypatch)
     assert set(load_ontology(ontology_dir)) == expected
     assert made == [ontology_dir]
-    assert ontology_cache.read_graph(entry) is not None  # written again, whole
+    assert parsed_graphs.read_graph(entry) is not None  # written again, whole
 
 
 def test_a_cache_that_cannot_be_written_only_costs_the_making(
@@ -98,3 +103,32 @@ def test_a_cache_that_cannot_be_written_only_costs_the_making(
         assert set(load_ontology(ontology_dir)) == set(validate._canonical_ontology(ontology_dir))
     finally:
         load_ontology.cache_clear()
+
+
+def test_shapes_are_read_back_without_parsing(cache: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = load_shapes(settings.shapes_dir)
+    load_shapes.cache_clear()  # (as a new process)
+    parsed: list[Path] = []
+    monkeypatch.setattr(validate, "_load_dir", lambda *args: parsed.append(args[0]) or first)
+    again = load_shapes(settings.shapes_dir)
+    assert parsed == []
+    assert isomorphic(again, first) and len(again) == len(first)
+    assert len(list((cache.parent / "shapes").glob("*.json"))) == 1
+
+
+def test_a_refused_shapes_file_is_refused_every_time(cache: Path, settings: Settings, tmp_path: Path) -> None:
+    shapes = tmp_path / "shapes"
+    shapes.mkdir()
+    for file in validate._rdf_files(settings.shapes_dir):
+        shutil.copy(file, shapes / file.name)
+    (shapes / "fetching.ttl").write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        "<https://example.org/S> a sh:NodeShape ; sh:targetNode <https://example.org/x> ;\n"
+        '  sh:sparql [ sh:select "SELECT $this WHERE { SERVICE <https://example.org/sparql> { $this ?p ?o } }" ] .\n',
+        encoding="utf-8",
+    )
+    for _ in range(2):
+        load_shapes.cache_clear()
+        with pytest.raises(ShapesError, match=r"fetching\.ttl"):
+            load_shapes(shapes)
+    assert not list((cache.parent / "shapes").glob("*.json"))

@@ -1,13 +1,14 @@
-"""The ontology graph as ``validate.load_ontology`` makes it, kept on disk between processes.
+"""The ontology and shapes graphs as ``validate.load_ontology`` and ``load_shapes`` make them,
+kept on disk between processes.
 
-Making it parses every ontology file with rdflib and labels its blank nodes canonically (rdflib's
-RDF canonicalisation, so that the compiled rules cached by the graph's content are found again in
-every process): ~0.1 s of every ``build``, ``load`` and ``validate``, more than the rest of a
-one-file load's reading of the ontology. The graph is written once to
-``$KGPROFILES_CACHE_DIR/ontology/`` (``fast/disk_cache.py``), under a name made of the files' names
-and bytes, rdflib's version and this module's, each term exactly as rdflib holds it (a literal's
-datatype or its absence, its language), with the prefixes the files bound. An edited file gives a
-new name; an entry that cannot be read whole is ignored and written again.
+Making them parses every file with rdflib (the shapes' SPARQL checked, the ontology's blank nodes
+labelled canonically so that the compiled rules cached by its content are found again in every
+process): ~0.15 s of every ``build``, ``load`` and ``validate``. Each graph is written once to
+``$KGPROFILES_CACHE_DIR/ontology/`` or ``shapes/`` (``fast/disk_cache.py``), under a name made of
+the files' names and bytes, rdflib's version and the code that makes it, each term exactly as
+rdflib holds it (a literal's datatype or its absence, its language), with the prefixes the files
+bound. An edited file gives a new name (and is parsed and checked again); an entry that cannot be
+read whole is ignored and written again.
 
 >>> from rdflib import Literal
 >>> graph = Graph()
@@ -41,16 +42,17 @@ from rdflib.term import Node
 from kgprofiles.fast.disk_cache import cache_dir, made_by, read_json, write_json
 
 _FORMAT = 1
-_WHAT = "ontology cache"
-_MADE_BY = ("../ontology_cache.py", "../validate.py")  # (relative to fast/: what makes the graph)
+_WHAT = "parsed graphs cache"
+_MADE_BY = ("../parsed_graphs.py", "../validate.py", "../shapes_check.py")  # (relative to fast/: what makes the graph)
 
 
-def entry_path(files: Sequence[Path]) -> Path:
-    """The cache file of the ontology made of ``files`` (their names and bytes, in this order)."""
+def entry_path(kind: str, files: Sequence[Path]) -> Path:
+    """The cache file of the ``kind`` of graph ("ontology", "shapes") made of ``files`` (their
+    names and bytes, in this order)."""
     digest = hashlib.sha256(made_by(str(_FORMAT), rdflib.__version__, sources=_MADE_BY).encode())
     for path in files:
         digest.update(b"\0" + path.name.encode("utf-8") + b"\0" + path.read_bytes())
-    return cache_dir() / "ontology" / f"{digest.hexdigest()[:40]}.json"
+    return cache_dir() / kind / f"{digest.hexdigest()[:40]}.json"
 
 
 def read_graph(path: Path) -> Graph | None:
