@@ -1,0 +1,108 @@
+"""``kgprofiles load --check``: the files validated as a load validates them, against the built
+store, every result printed, and nothing written — the quick check of an edited file."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from kgprofiles.cli import app
+from kgprofiles.config import Settings
+from kgprofiles.errors import InputError
+from kgprofiles.pipeline import build, check_load, validate
+from kgprofiles.store.generations import generations_dir
+from test_build import FIXTURES, canonical_dump
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def built(tmp_path: Path, settings: Settings) -> Settings:
+    """A copy of the project's data, built into a store in a temporary directory."""
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    project = settings.with_overrides(data_dir=tmp_path / "data", store=str(tmp_path / "store"))
+    build(project)
+    return project
+
+
+def state(project: Settings) -> tuple[list[str], list[str]]:
+    """Every quad of the store and every entry beside its published generation."""
+    return canonical_dump(project.store), sorted(p.name for p in generations_dir(Path(project.store)).iterdir())
+
+
+def test_a_violation_is_reported_at_its_line_and_nothing_is_written(built: Settings) -> None:
+    before = state(built)
+    report, _ = check_load(built, [FIXTURES / "role-ends-before-start.ttl"])
+    assert not report.conforms
+    assert any("role-ends-before-start.ttl:8: violation" in r.format() for r in report.violations)
+    assert state(built) == before
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(("", ""), id="as it is (its warnings)"),
+        pytest.param(
+            ("kgp:organization organization:pytorch ;", "kgp:organization organization:nowhere ;"),
+            id="a role at an organisation no file defines",
+        ),
+    ],
+)
+def test_a_file_gets_the_results_validate_gives_in_the_projects_context(built: Settings, edit: tuple[str, str]) -> None:
+    path = built.data_dir / "people" / "horace-he.ttl"
+    text = path.read_text(encoding="utf-8")
+    assert edit[0] in text
+    path.write_text(text.replace(*edit) if edit[0] else text, encoding="utf-8")
+    before = state(built)
+    checked, _ = check_load(built, [path])
+    validated = validate(built, [path])
+    assert checked.results, "the seed person has warnings at least"
+    assert [r.format() for r in checked.results] == [r.format() for r in validated.results]
+    assert checked.conforms == validated.conforms == (not edit[0])
+    assert state(built) == before
+
+
+def test_an_in_memory_store_has_nothing_to_check_against(built: Settings) -> None:
+    with pytest.raises(InputError, match="in-memory store"):
+        check_load(built.with_overrides(store="memory:"), [built.data_dir / "people" / "horace-he.ttl"])
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(built: Settings, monkeypatch: pytest.MonkeyPatch) -> Run:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+
+    def run(*args: str) -> Result:
+        return CliRunner().invoke(app, ["load", "--check", "--store", built.store, *args], catch_exceptions=False)
+
+    return run
+
+
+def test_the_command_exits_0_for_a_file_the_load_would_take(built: Settings, cli: Run) -> None:
+    before = state(built)
+    result = cli("-q", str(built.data_dir / "people" / "horace-he.ttl"))
+    assert result.exit_code == 0, result.output
+    assert "1 file(s) checked: 0 violations" in result.stdout
+    assert "nothing written" in result.stdout
+    assert state(built) == before
+
+
+def test_the_command_exits_1_for_a_violation_and_writes_nothing(built: Settings, cli: Run) -> None:
+    before = state(built)
+    result = cli("-q", str(FIXTURES / "role-ends-before-start.ttl"))
+    assert result.exit_code == 1
+    assert "role-ends-before-start.ttl:8: violation" in result.stdout
+    assert state(built) == before
+
+
+def test_check_with_the_reference_engines_is_refused_with_a_hint(cli: Run, built: Settings) -> None:
+    result = cli("--reference", str(built.data_dir / "people" / "horace-he.ttl"))
+    assert result.exit_code == 2
+    assert "validate --reference" in result.output
