@@ -106,3 +106,11 @@ def test_check_with_the_reference_engines_is_refused_with_a_hint(cli: Run, built
     result = cli("--reference", str(built.data_dir / "people" / "horace-he.ttl"))
     assert result.exit_code == 2
     assert "validate --reference" in result.output
+
+
+def test_a_file_that_does_not_parse_exits_2_with_its_line_and_writes_nothing(built: Settings, cli: Run) -> None:
+    before = state(built)
+    result = cli("-q", str(FIXTURES / "broken-syntax.ttl"))
+    assert result.exit_code == 2
+    assert "broken-syntax.ttl:6:1: syntax error" in result.output
+    assert state(built) == before
