@@ -39,7 +39,7 @@ import rdflib
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Node
 
-from kgprofiles.fast.disk_cache import cache_dir, made_by, read_json, write_json
+from kgprofiles.fast.disk_cache import cache_dir, log, made_by, read_json, write_json
 
 _FORMAT = 1
 _WHAT = "parsed graphs cache"
@@ -63,8 +63,6 @@ def read_graph(path: Path) -> Graph | None:
     try:
         return _graph(raw)
     except (TypeError, ValueError, KeyError, IndexError) as exc:
-        from kgprofiles.fast.disk_cache import log
-
         log.warning("%s: ignoring %s (%s)", _WHAT, path, exc)
         return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -164,7 +164,8 @@ def load(
     typer.echo(f"loaded: {report.summary()}")
 
 
-def _check_load(settings: Settings, paths: list[Path], quiet: bool, reference: bool) -> None:
+def _check_load(settings: Settings, paths: list[Path], quiet: bool, reference: bool) -> NoReturn:
+    """``load --check``: the results printed, and the command's exit (it never goes on to load)."""
     from kgprofiles.pipeline import check_load
     from kgprofiles.progress import report_progress
 
