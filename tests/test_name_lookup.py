@@ -88,3 +88,13 @@ def test_the_web_search(settings: Settings, views: Views) -> None:
         page = client.get("/search", params={"q": "Jorg Muller"})
     assert page.status_code == 200
     assert 'href="/id/person/example-jorg"' in page.text and "Jörg Müller" in page.text
+
+
+def test_people_found_by_name_are_the_same_read_either_way(views: Views, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few people found by name are read by a query bound to them; many, by the whole list
+    filtered: the same rows, in the same order (by name)."""
+    bound = views.people("example")
+    monkeypatch.setattr("kgprofiles.profiles.PEOPLE_BOUND", 0)
+    assert [p.slug for p in bound] == [p.slug for p in views.people("example")]
+    assert [p.name for p in bound] == sorted(p.name for p in bound) and len(bound) >= 3
+    assert views.people("nobody-has-this-name") == ()

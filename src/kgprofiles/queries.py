@@ -24,6 +24,7 @@ import pyoxigraph as ox
 from kgprofiles.config import SearchPath, search_path
 from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
+from kgprofiles.store.order_in_python import sorted_rows, split_order_by, without
 from kgprofiles.vocab import PREFIXES, SLUG_NAMESPACES, XSD_NS
 
 PARAM_TYPES = ("person", "organization", "topic", "iri", "string", "integer", "decimal")
@@ -177,6 +178,24 @@ def select_rows(store: Store, query: NamedQuery, values: Mapping[str, str | Term
     if not isinstance(result, SelectResult):
         raise QueryError(f"the named query {query.name!r} is not a SELECT query")
     return result
+
+
+def select_sorted_here(store: Store, query: NamedQuery, values: Mapping[str, str | Term]) -> SelectResult:
+    """``select_rows``, the query's final ORDER BY evaluated in Python where it can be
+    (``store.order_in_python``: for whole-graph listings, whose sort pyoxigraph makes slow); the
+    same rows in the same order."""
+    split = _split_order_by(query.text)
+    if split is not None:
+        text, keys, added = split
+        result = store.query(text, query.bind(values))
+        ordered = sorted_rows(result.rows, keys) if isinstance(result, SelectResult) else None
+        if ordered is not None:
+            assert isinstance(result, SelectResult)
+            return SelectResult(tuple(v for v in result.variables if v not in added), without(ordered, added))
+    return select_rows(store, query, values)
+
+
+_split_order_by = lru_cache(maxsize=64)(split_order_by)
 
 
 def ask(store: Store, queries_dir: Path | SearchPath, name: str, **values: str | Term) -> bool:
