@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from conftest import examples
 from kgprofiles.queries import NamedQuery, select_rows, select_sorted_here
-from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.order_in_python import sorted_rows, split_order_by, without
+from kgprofiles.store.oxigraph import OxigraphStore
 
 EX = "http://example.org/"
 QUERY = """SELECT ?s ?key ?n WHERE {
