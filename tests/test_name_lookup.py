@@ -21,6 +21,7 @@ from web.server import serving
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "lives"
 ANNA, JORG = "https://w3id.org/kgprofiles/id/person/example-anna", "https://w3id.org/kgprofiles/id/person/example-jorg"
+TOPIC, ORGANIZATION = "https://w3id.org/kgprofiles/id/topic/", "https://w3id.org/kgprofiles/id/organization/"
 runner = CliRunner()
 
 
@@ -98,3 +99,37 @@ def test_people_found_by_name_are_the_same_read_either_way(views: Views, monkeyp
     assert [p.slug for p in bound] == [p.slug for p in views.people("example")]
     assert [p.name for p in bound] == sorted(p.name for p in bound) and len(bound) >= 3
     assert views.people("nobody-has-this-name") == ()
+
+
+@pytest.mark.parametrize(
+    ("topic", "org", "text"),
+    [
+        ("example-physics", None, None),
+        (None, "example-school", None),
+        (None, "example-university", "anna"),
+        ("example-physics", "example-institute", None),
+        ("no-such-topic", None, None),
+    ],
+)
+def test_people_on_a_topic_or_at_an_organisation_are_the_querys_own_filter(
+    views: Views, monkeypatch: pytest.MonkeyPatch, topic: str | None, org: str | None, text: str | None
+) -> None:
+    """`people --topic/--org` reads the people each filter leaves (topic-people.rq, org-people.rq),
+    then their rows: the same rows as people.rq's own filters give, bound either way."""
+    values = {"topic": views.resolve(topic, TOPIC)} if topic else {}
+    values |= {"org": views.resolve(org, ORGANIZATION)} if org else {}
+    expected = [r["person"].value for r in views.select("people", **values).rows]
+    if text:
+        expected = [iri for iri in expected if iri in {hit.iri for hit in views.search(text)}]
+    found = [p.iri for p in views.people(text, topic, org)]
+    monkeypatch.setattr("kgprofiles.profiles.PEOPLE_BOUND", 0)
+    assert found == [p.iri for p in views.people(text, topic, org)] == expected
+    assert topic == "no-such-topic" or found
+
+
+def test_people_whose_order_python_cannot_make_are_read_whole(views: Views, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the rows' order is not one Python can make (say, names with language tags), the
+    whole list is read in the engine's order and filtered."""
+    expected = [p.iri for p in views.people("example")]
+    monkeypatch.setattr("kgprofiles.profiles.sorted_rows", lambda rows, keys: None)
+    assert [p.iri for p in views.people("example")] == expected
