@@ -4,6 +4,8 @@ graph (tests/fixtures/lives: "Anna Q. Exampleton", also "Anna Quinn Exampleton",
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -12,6 +14,7 @@ from typer.testing import CliRunner
 
 from kgprofiles.cli import app
 from kgprofiles.config import Settings
+from kgprofiles.names import NameMatcher
 from kgprofiles.pipeline import build
 from kgprofiles.profiles import Ambiguous, NotFound, Views
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -133,3 +136,54 @@ def test_people_whose_order_python_cannot_make_are_read_whole(views: Views, monk
     expected = [p.iri for p in views.people("example")]
     monkeypatch.setattr("kgprofiles.profiles.sorted_rows", lambda rows, keys: None)
     assert [p.iri for p in views.people("example")] == expected
+
+
+TYPED = [
+    "Anna Exampleton", "anna q exampleton", "A. Exampleton", "Exampleton, Anna", "Anna Quinn Exampleton",
+    "Jorg Muller", "JÖRG MÜLLER", "Muller", "example", "xample", "Example Institute", "physics", "e", "Anna Fineman",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def disk_views(settings: Settings, lives_dir: str) -> Iterator[Views]:
+    store = OxigraphStore(lives_dir, read_only=True)  # a published generation, with its search index
+    try:
+        yield Views(store, settings.queries_dir)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("typed", TYPED)
+def test_names_narrowed_by_the_search_index_find_what_every_name_finds(
+    views: Views, disk_views: Views, typed: str
+) -> None:
+    """Over a built store, a name look-up reads only the names its generation's search index
+    says may match; over the in-memory store (no index), every name: the same answers."""
+    assert disk_views._name_candidates(NameMatcher(typed)) is not None  # the index is read
+    assert disk_views.search(typed) == views.search(typed)
+    assert disk_views.people(typed) == views.people(typed)
+    assert _resolved(disk_views, typed) == _resolved(views, typed)
+
+
+def _resolved(views: Views, typed: str) -> str:
+    try:
+        return views.resolve_person(typed).value
+    except (NotFound, Ambiguous) as exc:
+        return f"{type(exc).__name__}: {exc.message}"
+
+
+def test_without_a_search_index_every_name_is_read(views: Views, lives_dir: str, settings: Settings) -> None:
+    built = OxigraphStore(lives_dir, read_only=True)
+    generation = Path(built.location)
+    built.close()
+    copy = generation.parent / "copy-without-index"
+    shutil.copytree(generation, copy)
+    (copy / "search.sqlite").unlink()
+    store = OxigraphStore(copy, read_only=True)
+    try:
+        bare = Views(store, settings.queries_dir)
+        assert bare._name_candidates(NameMatcher("jorg")) is None
+        assert bare.search("jorg muller") == views.search("jorg muller") != ()
+    finally:
+        store.close()
+        shutil.rmtree(copy)

@@ -12,6 +12,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+_NON_WORD = re.compile(r"[^\w]+")
+
 
 def normalize(text: str) -> str:
     """ "Douglas Noël  Adams." → "douglas noel adams"."""
@@ -20,7 +22,7 @@ def normalize(text: str) -> str:
     else:
         decomposed = unicodedata.normalize("NFKD", text)
         plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    words = re.sub(r"[^\w]+", " ", plain.casefold())
+    words = _NON_WORD.sub(" ", plain.casefold())
     return " ".join(words.split())
 
 

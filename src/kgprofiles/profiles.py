@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 import time
 from collections import Counter, OrderedDict, defaultdict
@@ -26,6 +27,7 @@ from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.names import NameMatcher, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows, select_sorted_here
 from kgprofiles.related import Related, related_people
+from kgprofiles.search import generation_index
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_each, bind_rows, chunks, projection
 from kgprofiles.store.order_in_python import sorted_rows, split_order_by
@@ -324,6 +326,9 @@ SORTED_HERE = frozenset({"names", "people"})
 #: 500 at a time (4,084 people 0.4 s at 100,000 people); more, and the whole list is read and
 #: filtered (4–5 s at 100,000 people).
 PEOPLE_BOUND = 20_000
+#: A name look-up reads the names of at most this many items the search index says may match
+#: (one query bound to them); more, and every name.
+NAMES_BOUND = 500
 BATCHED: dict[str, tuple[str, tuple[str, ...]]] = {
     "person": ("person", (
         "person", "profile-sources", "claim-sources", "profile-statements", "person-contributions", "person-works",
@@ -398,6 +403,7 @@ class Views:
         self._kinds: dict[str, tuple[int, str]] | None = None
         self._queries: dict[str, NamedQuery] | None = None
         self._name_list: list[tuple[SearchHit, tuple[str, ...]]] | None = None
+        self._indexed_names: list[tuple[str, str]] | None = None  # (IRI, names) from the search index
         self._profiles: _Recent[Profile] = _Recent(RECENT_PROFILES)  # without their related people
         self.shelf: ProfileShelf | None = None  # every profile and related list made, for all processes of a site build
         self._related: _Recent[list[Related]] = _Recent(RECENT_PROFILES)
@@ -490,12 +496,19 @@ class Views:
                 iri = None
             if iri is not None and self.select("person", person=iri).rows:
                 return iri
-        rows = self.select("person-by-name", wanted=text).rows
+        candidates = self._name_candidates(NameMatcher(text))  # (an exact name is found too)
+        if candidates is not None and len(candidates) <= NAMES_BOUND:
+            query = named(self.queries, "person-by-name")
+            nodes = [ox.NamedNode(iri) for iri in sorted(candidates)]
+            bound = replace(query, text=bind_rows(query.text, "person", nodes))
+            rows = select_rows(self.store, bound, {"wanted": text}).rows if nodes else ()
+        else:
+            rows = self.select("person-by-name", wanted=text).rows
         if not rows:  # the same name but for case, accents and spacing; then a name the text finds
-            people = [(hit, plain) for hit, plain in self._names() if hit.kind == "person"]
-            wanted, matcher = normalize(text), NameMatcher(text)
+            people = [(hit, plain) for hit, plain in self._name_hits(text) if hit.kind == "person"]
+            wanted = normalize(text)
             same = [hit for hit, plain in people if wanted in plain]
-            hits = same or [hit for hit, plain in people if matcher.finds(plain)]
+            hits = same or [hit for hit, _ in people]
             rows = tuple({"person": ox.NamedNode(h.iri), "name": ox.Literal(h.name)} for h in hits)
         return self._one(rows, text)
 
@@ -937,8 +950,7 @@ class Views:
             found = {r["person"].value for r in self.select(f"{name}-people", **{name: value}).rows}
             wanted = found if wanted is None else wanted & found
         if text:
-            matcher = NameMatcher(text)
-            found = {hit.iri for hit, plain in self._names() if hit.kind == "person" and matcher.finds(plain)}
+            found = {hit.iri for hit, _ in self._name_hits(text) if hit.kind == "person"}
             wanted = found if wanted is None else wanted & found
         if wanted is None:
             rows = self.select("people").rows
@@ -1025,16 +1037,64 @@ class Views:
         """People, then organisations, then topics, that ``text`` finds by name or other name, each
         by name (``kgprofiles.names.matches``: "Richard Feynman" finds "Richard P. Feynman",
         "Rontgen" finds "Röntgen")."""
-        matcher = NameMatcher(text)
-        return tuple(hit for hit, plain in self._names() if matcher.finds(plain))
+        return tuple(hit for hit, _ in self._name_hits(text))
 
-    def _names(self) -> list[tuple[SearchHit, tuple[str, ...]]]:
-        """Every person, organisation and topic with all its names, each normalized
-        (``queries/names.rq``, ``names.normalize``); read once when the views are stable."""
-        if self.stable and self._name_list is not None:
+    def _name_hits(self, text: str) -> list[tuple[SearchHit, tuple[str, ...]]]:
+        """The people, organisations and topics ``text`` finds by name, each with its names
+        normalized, in ``queries/names.rq``'s order. Unless the views keep every name already,
+        the names read are only those of the items the store generation's search index says
+        may match (``search.generation_index``: its text of an item holds all the item's names,
+        so its matches are a superset), when there are at most ``NAMES_BOUND`` of them: the
+        whole list costs 3–5 s at 100,000 people."""
+        matcher = NameMatcher(text)
+        if not matcher.query:
+            return []
+        listed = None
+        if self._name_list is None:
+            candidates = self._name_candidates(matcher)
+            if candidates is not None and len(candidates) <= NAMES_BOUND:
+                listed = self._names(sorted(candidates)) if candidates else []
+        if listed is None:
+            listed = self._names()
+        return [(hit, plain) for hit, plain in listed if matcher.finds(plain)]
+
+    def _name_candidates(self, matcher: NameMatcher) -> set[str] | None:
+        """The people, organisations and topics whose names ``matcher`` may find, by the store
+        generation's search index; None where there is none to read."""
+        if self._indexed_names is None:
+            index = generation_index(self.store)
+            if index is None:
+                return None
+            try:
+                texts = index.name_texts(("person", "organization", "topic"))
+            except sqlite3.Error:
+                return None
+            finally:
+                index.close()
+            # lower-cased is as good as normalized to look for a word in (the words have no space
+            # or punctuation), and far cheaper for 100,000 names; names with accents normalized
+            self._indexed_names = [(iri, t.lower() if t.isascii() else normalize(t)) for iri, t in texts]
+        words = matcher.words
+        return {
+            iri
+            for iri, text in self._indexed_names
+            if all(word in text for word in words) and matcher.finds((normalize(text),))
+        }
+
+    def _names(self, items: list[str] | None = None) -> list[tuple[SearchHit, tuple[str, ...]]]:
+        """Every person, organisation and topic (or only ``items``) with all its names, each
+        normalized (``queries/names.rq``, ``names.normalize``); every one read once when the
+        views are stable."""
+        if items is None and self.stable and self._name_list is not None:
             return self._name_list
+        if items is None:
+            rows = self.select("names").rows
+        else:
+            query = named(self.queries, "names")
+            bound = replace(query, text=bind_rows(query.text, "item", [ox.NamedNode(i) for i in items]))
+            rows = select_sorted_here(self.store, bound, {}).rows
         found: dict[str, tuple[SearchHit, list[str]]] = {}
-        for r in self.select("names").rows:
+        for r in rows:
             item, name, other = r["item"].value, r["name"].value, r.get("other")
             if item not in found:
                 found[item] = (SearchHit(item, r["kind"].value, name), [name])
@@ -1044,7 +1104,7 @@ class Views:
             if other is not None and other.value not in names:
                 names.append(other.value)
         listed = [(hit, tuple(normalize(name) for name in names)) for hit, names in found.values()]
-        if self.stable:
+        if self.stable and items is None:
             self._name_list = listed
         return listed
 

@@ -417,6 +417,19 @@ def remote_index_path(settings: Settings) -> Path | None:
     return store.with_name(f"{store.name}.search-{digest}.sqlite")
 
 
+def generation_index(store: Store) -> SearchIndex | None:
+    """The index written with the published generation ``store`` reads (on disk, read-only), or
+    None: beside any other store an index file may not be of the store's data."""
+    from kgprofiles.store.oxigraph import OxigraphStore
+
+    if not (isinstance(store, OxigraphStore) and store.read_only and store.location != MEMORY):
+        return None
+    location = Path(store.location)
+    if not location.parent.name.endswith(".generations"):
+        return None
+    return SearchIndex.open(location / INDEX_FILE)
+
+
 # -------------------------------------------------------------------------- searching
 
 
@@ -533,6 +546,19 @@ class SearchIndex:
             if len(found) >= wanted:
                 break
         return found
+
+    def name_texts(self, kinds: Iterable[str]) -> list[tuple[str, str]]:
+        """(IRI, its names and other names as one text) of every item of ``kinds``: what
+        ``Views`` narrow a name look-up with (each item's names are all in its text)."""
+        wanted = tuple(kinds)
+        marks = ", ".join("?" * len(wanted))
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT d.iri, f.name || ' ' || f.alt FROM docs d JOIN fts f ON f.rowid = d.id"
+                f" WHERE d.kind IN ({marks})",
+                wanted,
+            ).fetchall()
+        return [(iri, text) for iri, text in rows]
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
