@@ -27,7 +27,6 @@ from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.names import NameMatcher, normalize
 from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows, select_sorted_here
 from kgprofiles.related import Related, related_people
-from kgprofiles.search import generation_index
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_each, bind_rows, chunks, projection
 from kgprofiles.store.order_in_python import sorted_rows, split_order_by
@@ -1062,6 +1061,8 @@ class Views:
         """The people, organisations and topics whose names ``matcher`` may find, by the store
         generation's search index; None where there is none to read."""
         if self._indexed_names is None:
+            from kgprofiles.search import generation_index  # (not imported by every command)
+
             index = generation_index(self.store)
             if index is None:
                 return None
