@@ -105,6 +105,22 @@ def test_the_seed_person_is_the_same_on_all_three_backends(
         for name, where in backends.items()
     }
     assert answers["virtuoso"] == answers["embedded"] == answers["oxigraph"]
+    # the lists and look-ups (organisations counted through subqueries, names by kind, people
+    # read for those a filter leaves)
+    listed = {
+        name: [
+            kg("query", "organizations", "--format", "csv", *where),
+            kg("people", "--name", "chanan", *where),
+            kg("people", "--org", "pytorch", *where),
+            kg("profile", "greg chanan", *where)[1].splitlines()[0],
+        ]
+        for name, where in backends.items()
+    }
+    assert listed["virtuoso"] == listed["embedded"] == listed["oxigraph"]
+    organizations, by_name, at_pytorch, _ = listed["virtuoso"]
+    assert organizations[0] == by_name[0] == at_pytorch[0] == 0
+    assert "PyTorch" in organizations[1] and "Greg Chanan" in by_name[1] and "Greg Chanan" in at_pytorch[1]
+    assert listed["virtuoso"][3] == "Greg Chanan"
     profile, related, export = answers["virtuoso"]
     assert profile[0] == 0 and related[0] == 0 and len(export) > CAPPED_MAX_ROWS  # read past the cap
     assert [line.split(" — ")[1].split("  ")[0] for line in related[1].splitlines()[:5]] == ["Also at PyTorch"] * 5
