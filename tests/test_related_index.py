@@ -246,10 +246,11 @@ def test_the_bound_of_a_shared_organisation_is_the_best_weight_that_may_apply(se
     share a day, else other), so "Before" is bounded by "other", not by "overlap" or their sum."""
     index = RelatedIndex(shared_org_store(), load_queries(settings.queries_dir))
     me = "https://example.org/me"
-    bound, _, _ = index._bounds(me)
+    candidates, bound, _ = index._bounds(me)
+    by_number = dict(zip(candidates.tolist(), bound.tolist(), strict=True))
     exact = {r.name: r.score for r in index.related(me)}
     assert exact == {"Now": 3.0, "During": 2.0, "Before": 1.0}
-    assert {name: bound[index._number[f"https://example.org/{name.lower()}"]] for name in exact} == exact
+    assert {name: by_number[index._number[f"https://example.org/{name.lower()}"]] for name in exact} == exact
 
 
 @pytest.mark.parametrize("store_name", ["seed_store", "synthetic_store"])
@@ -258,10 +259,11 @@ def test_every_bound_is_at_least_the_exact_score(
 ) -> None:
     index = RelatedIndex(request.getfixturevalue(store_name), load_queries(settings.queries_dir))
     for person in index.people:
-        bound, links, _ = index._bounds(person)
+        candidates, bound, links = index._bounds(person)
+        at = {number: i for i, number in enumerate(candidates.tolist())}
         for r in index.related(person):
-            number = index._number[r.iri]
-            assert bound[number] >= r.score - 1e-9 and links[number] >= r.links, (person, r)
+            i = at[index._number[r.iri]]  # (every related person is a candidate)
+            assert bound[i] >= r.score - 1e-9 and links[i] >= r.links, (person, r)
 
 
 @pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])

@@ -274,16 +274,15 @@ class RelatedIndex:
         iri = person.value if isinstance(person, ox.NamedNode) else person
         if limit is not None and limit <= 0:
             return []
-        bound, links, linked = self._bounds(iri)
+        candidates, bound, links = self._bounds(iri)
         me = self._number.get(iri)
         if me is not None:
-            linked[me] = False
-        candidates = np.flatnonzero(linked)
-        bounds = np.round(bound[candidates], 6)
+            others = candidates != me
+            candidates, bound, links = candidates[others], bound[others], links[others]
+        bounds = np.round(bound, 6)
         # Best bound first, then most links at most, then name order: the order of rank_key's parts.
-        order = candidates[np.lexsort((candidates, -links[candidates], -bounds))]
-        ordered_bounds = np.round(bound[order], 6)
-        ordered_links = links[order]
+        by_rank = np.lexsort((candidates, -links, -bounds))
+        order, ordered_bounds, ordered_links = candidates[by_rank], bounds[by_rank], links[by_rank]
         if limit is None or min(self.weights.values()) < 0:  # a negative weight: no bound holds
             return best_first([self._exact(iri, int(c)) for c in order], limit)
         kept: list[Related] = []
@@ -305,9 +304,11 @@ class RelatedIndex:
                     break
         return kept
 
-    def _bounds(self, iri: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For every candidate: a score at least its exact score (when no weight is negative), a
-        number of links at least its exact number, and whether it is linked to ``iri`` at all."""
+    def _bounds(self, iri: str) -> tuple[_Ids, np.ndarray, np.ndarray]:
+        """The candidates (the people linked to ``iri`` at all, by number, sorted), and for each
+        a score at least its exact score (when no weight is negative) and a number of links at
+        least its exact number. Summed over the candidates only, not arrays of everyone: at
+        100,000 people 0.83–0.88 against 1.20–1.22 ms a person's ten related people."""
         w = self.weights
         parts: list[_Ids] = []
         points: list[float] = []
@@ -349,16 +350,16 @@ class RelatedIndex:
             add(self._receipt_members.get(receipt), w["award"], 1)
         if iri in self._supervised and iri in self._names:
             add(self._supervision_members.get(iri), w["supervision"] * 2, 2)  # my advisor and my student, at most
-        size = len(self._iris)
         if not parts:
-            return np.zeros(size), np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
         ids = np.concatenate(parts)
         sizes = [len(p) for p in parts]
-        each = np.repeat(np.array(points), sizes)
-        links = np.bincount(ids, weights=np.repeat(np.array(counts, dtype=np.float64), sizes), minlength=size)
-        linked = np.zeros(size, dtype=bool)
-        linked[ids] = True  # (cheaper than a third bincount and its comparison)
-        return np.bincount(ids, weights=each, minlength=size), np.rint(links).astype(np.int64), linked
+        candidates, position = np.unique(ids, return_inverse=True)
+        bound = np.bincount(position, weights=np.repeat(np.array(points), sizes), minlength=len(candidates))
+        links = np.bincount(
+            position, weights=np.repeat(np.array(counts, dtype=np.float64), sizes), minlength=len(candidates)
+        )
+        return candidates, bound, np.rint(links).astype(np.int64)
 
     def _exact(self, iri: str, number: int) -> Related:
         """The candidate's exact score and reason, as the per-person queries give them."""
