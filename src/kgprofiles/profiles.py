@@ -802,12 +802,13 @@ class Views:
         return found
 
     def related_index(self) -> RelatedIndex:
-        """The in-memory related-people index over this store, read on first use."""
+        """The in-memory related-people index over this store, read on first use (from its
+        entry in the disk cache, for a store generation: ``related_index_cache``)."""
         with self._once:
             if self._index is None:
-                from kgprofiles.related_index import RelatedIndex  # numpy: only where ranking needs it
+                from kgprofiles.related_index_cache import related_index  # numpy: only where ranking needs it
 
-                self._index = RelatedIndex(self.store, self.queries, self.related_weights)
+                self._index = related_index(self.store, self.queries, self.related_weights)
             return self._index
 
     def org_size(self, organization: ox.NamedNode) -> int:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 import pyoxigraph as ox
@@ -102,7 +103,96 @@ class RelatedIndex:
     ):
         started = time.perf_counter()
         self.weights = weights(weight_overrides)
+        self._read(store, queries)
+        self._derive()
+        self.seconds = time.perf_counter() - started
 
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], weight_overrides: Mapping[str, float] | None = None) -> RelatedIndex:
+        """The index whose ``state()`` this is (``related_index_cache``: kept on disk for a store
+        generation). A state of another shape raises KeyError, TypeError or ValueError."""
+        started = time.perf_counter()
+        index = cls.__new__(cls)
+        index.weights = weights(weight_overrides)
+        strings: list[str] = list(state["strings"])
+        if not all(isinstance(s, str) for s in strings):
+            raise TypeError("the strings are not strings")
+
+        def text(number: Any) -> str:
+            return strings[number]
+
+        def texts(numbers: Any) -> list[str]:
+            return [strings[n] for n in numbers]
+
+        def sets(raw: Any) -> defaultdict[str, set[str]]:
+            return defaultdict(set, {text(k): set(texts(v)) for k, v in raw})
+
+        index._names = {text(k): texts(v) for k, v in state["names"]}
+        index._titled = {text(k): (int(order), text(name)) for k, order, name in state["titled"]}
+        index._orgs = defaultdict(dict)
+        for person, org, roles in state["orgs"]:
+            index._orgs[text(person)][text(org)] = _Membership(
+                [(bool(current), (text(span[0]), text(span[1])) if span else None) for current, span in roles]
+            )
+        index._topics = defaultdict(dict)
+        for person, topic, links in state["topics"]:
+            index._topics[text(person)][text(topic)] = set(texts(links))
+        index._software = set(texts(state["software"]))
+        index._works = sets(state["works"])
+        index._events = sets(state["events"])
+        index._event_titles = {text(k): text(v) for k, v in state["event_titles"]}
+        index._receipts = sets(state["receipts"])
+        index._receipt_labels = {text(k): text(v) for k, v in state["receipt_labels"]}
+        index._supervised = sets(state["supervised"])
+        index._advisor_pairs = {(text(a), text(b)) for a, b in state["advisor_pairs"]}
+        index._derive()
+        index.seconds = time.perf_counter() - started
+        return index
+
+    def state(self) -> dict[str, Any]:
+        """What the index read from the store, as JSON values (every text once, in ``strings``,
+        and numbers for them elsewhere): ``from_state`` makes the same index again."""
+        numbers: dict[str, int] = {}
+
+        def n(text: str) -> int:
+            number = numbers.get(text)
+            if number is None:
+                number = numbers[text] = len(numbers)
+            return number
+
+        def ns(values: Iterable[str]) -> list[int]:
+            return [n(v) for v in sorted(values)]
+
+        state = {
+            "names": [[n(k), [n(v) for v in values]] for k, values in self._names.items()],
+            "titled": [[n(k), order, n(name)] for k, (order, name) in self._titled.items()],
+            "orgs": [
+                [
+                    n(person),
+                    n(org),
+                    [[current, [n(span[0]), n(span[1])] if span else None] for current, span in m.roles],
+                ]
+                for person, orgs in self._orgs.items()
+                for org, m in orgs.items()
+            ],
+            "topics": [
+                [n(person), n(topic), ns(links)]
+                for person, topics in self._topics.items()
+                for topic, links in topics.items()
+            ],
+            "software": ns(self._software),
+            "works": [[n(k), ns(v)] for k, v in self._works.items()],
+            "events": [[n(k), ns(v)] for k, v in self._events.items()],
+            "event_titles": [[n(k), n(v)] for k, v in self._event_titles.items()],
+            "receipts": [[n(k), ns(v)] for k, v in self._receipts.items()],
+            "receipt_labels": [[n(k), n(v)] for k, v in self._receipt_labels.items()],
+            "supervised": [[n(k), ns(v)] for k, v in self._supervised.items()],
+            "advisor_pairs": [[n(a), n(b)] for a, b in sorted(self._advisor_pairs)],
+        }
+        return {"strings": list(numbers), **state}
+
+    def _read(self, store: Store, queries: Mapping[str, NamedQuery]) -> None:
+        """Read the links of the whole graph (``QUERIES``)."""
         kept: dict[str, str] = {}  # each IRI and name once in memory, however many rows name it
         one = kept.setdefault
         started_ahead: dict[str, Iterator[dict[str, Term]]] = {}
@@ -172,6 +262,9 @@ class RelatedIndex:
                     self._supervised[student].add(advisor)
         self._titled = titled
 
+    def _derive(self) -> None:
+        """What ``related`` ranks from, made from what was read: every candidate's number and
+        each thing's candidates as arrays."""
         # Candidates are the linked people with a name, numbered in (name, IRI) order: the tie-break.
         linked = set(self._orgs) | set(self._topics) | set(self._works) | set(self._events)
         linked |= set(self._receipts) | set(self._supervised)
@@ -189,7 +282,6 @@ class RelatedIndex:
         self._event_members = self._members((p, e) for p, events in self._events.items() for e in events)
         self._receipt_members = self._members((p, r) for p, receipts in self._receipts.items() for r in receipts)
         self._supervision_members = self._members((p, o) for o, others in self._supervised.items() for p in others)
-        self.seconds = time.perf_counter() - started
 
     def _spans(self) -> dict[str, tuple[_Ids, np.ndarray, np.ndarray]]:
         """Organisation → its candidates' roles there whose time is known: (person numbers, first

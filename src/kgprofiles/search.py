@@ -422,12 +422,8 @@ def generation_index(store: Store) -> SearchIndex | None:
     None: beside any other store an index file may not be of the store's data."""
     from kgprofiles.store.oxigraph import OxigraphStore
 
-    if not (isinstance(store, OxigraphStore) and store.read_only and store.location != MEMORY):
-        return None
-    location = Path(store.location)
-    if not location.parent.name.endswith(".generations"):
-        return None
-    return SearchIndex.open(location / INDEX_FILE)
+    generation = store.generation if isinstance(store, OxigraphStore) else None
+    return SearchIndex.open(generation / INDEX_FILE) if generation is not None else None
 
 
 # -------------------------------------------------------------------------- searching

@@ -248,11 +248,8 @@ class Site:
 def generation_of(store: Store) -> str | None:
     """The name of the published generation ``store`` reads (immutable: its pages can be kept),
     or None."""
-    if isinstance(store, OxigraphStore) and store.read_only and store.location != MEMORY:
-        location = Path(store.location)
-        if location.parent.name.endswith(".generations"):
-            return location.name
-    return None
+    generation = store.generation if isinstance(store, OxigraphStore) else None
+    return generation.name if generation is not None else None
 
 
 def _link_of(store: Store) -> str | None:
