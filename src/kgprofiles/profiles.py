@@ -310,14 +310,6 @@ RECENT_PROFILES = 256
 #: "Why?" evidence read the topics and the timeline its profile read) and the most rows one may
 #: have to be kept.
 RECENT_SELECTS, KEPT_ROWS = 64, 1000
-#: For each kind of page, the parameter and the named queries ``Views.prefetch`` reads for a
-#: batch of resources in one query each (``binding.bind_each``). At 100,000 people, a person's
-#: ~1.2 ms against 3.3 ms one person at a time, a source's 0.16 against 0.70 ms, a work's 0.19
-#: against 0.65 ms, a claim's description 0.33 against 0.63 ms. Left to one query a resource:
-#: ``person-supervisions`` (inside LATERAL its UNION is evaluated over the whole graph: ~0.6 ms a
-#: person), ``person-role-evidence`` and ``person-award-partners`` (each read for one person in
-#: ten or fewer). "why": what the "Why?" pages of a batch read of their people that is not in
-#: the profiles on the shelf.
 #: The queries that list the whole graph or thousands of people, their ORDER BY evaluated in
 #: Python (``store.order_in_python``): at 100,000 people ``names`` 12.3 → 3.3 s, ``people`` 10.5 →
 #: 3.4 s, ``topic-members`` of a topic of 4,084 people 0.26–0.31 → 0.07–0.08 s.
@@ -329,6 +321,14 @@ PEOPLE_BOUND = 20_000
 #: A name look-up reads the names of at most this many items the search index says may match
 #: (one query bound to them); more, and every name.
 NAMES_BOUND = 500
+#: For each kind of page, the parameter and the named queries ``Views.prefetch`` reads for a
+#: batch of resources in one query each (``binding.bind_each``). At 100,000 people, a person's
+#: ~1.2 ms against 3.3 ms one person at a time, a source's 0.16 against 0.70 ms, a work's 0.19
+#: against 0.65 ms, a claim's description 0.33 against 0.63 ms. Left to one query a resource:
+#: ``person-supervisions`` (inside LATERAL its UNION is evaluated over the whole graph: ~0.6 ms a
+#: person), ``person-role-evidence`` and ``person-award-partners`` (each read for one person in
+#: ten or fewer). "why": what the "Why?" pages of a batch read of their people that is not in
+#: the profiles on the shelf.
 BATCHED: dict[str, tuple[str, tuple[str, ...]]] = {
     "person": ("person", (
         "person", "profile-sources", "claim-sources", "profile-statements", "person-contributions", "person-works",
