@@ -182,8 +182,8 @@ def select_rows(store: Store, query: NamedQuery, values: Mapping[str, str | Term
 
 def select_sorted_here(store: Store, query: NamedQuery, values: Mapping[str, str | Term]) -> SelectResult:
     """``select_rows``, the query's final ORDER BY evaluated in Python where it can be
-    (``store.order_in_python``: for whole-graph listings, whose sort the embedded engine makes slow); the
-    same rows in the same order."""
+    (``store.order_in_python``: for whole-graph listings, whose sort the embedded engine makes
+    slow); the same rows in the same order."""
     split = _split_order_by(query.text)
     if split is not None:
         text, keys, added = split
