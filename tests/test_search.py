@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from conftest import examples
 from kgprofiles import search
 from kgprofiles.cli import app
-from kgprofiles.config import Settings
+from kgprofiles.config import SearchPath, Settings
 from kgprofiles.pipeline import DataRejected, build, load
 from kgprofiles.render.html import page
 from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, documents, indexed_documents, match_expression
@@ -223,6 +223,38 @@ def test_snippets_never_carry_markup_from_the_data(settings: Settings) -> None:
 
 
 # ---------------------------------------------------------------------------------- built with the store
+
+
+@pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])
+def test_the_whole_graph_forms_give_the_documents_the_bound_queries_give(
+    graph: str, settings: Settings, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`build` reads the index's rows with search-index-whole.rq and search-index-links-whole.rq
+    (hash joins), `load` with search-index.rq and search-index-links.rq bound to its items: the
+    same documents."""
+    store = request.getfixturevalue(graph)
+    read: list[str] = []
+    real = search.get_query
+    monkeypatch.setattr(search, "get_query", lambda where, name: read.append(name) or real(where, name))
+    whole = list(documents(store, settings.queries_dir))
+    assert set(search.WHOLE_GRAPH_FORMS.values()) <= set(read)
+    bound = list(documents(store, settings.queries_dir, whole_graph_forms=False))
+    assert whole == bound and len(whole) > 10
+    assert any(doc.columns[search.COLUMNS.index("orgs")] for doc in whole)  # (the links' rows are in)
+
+
+def test_a_projects_own_index_query_is_read_as_it_is(settings: Settings, tmp_path: Path, seed_store) -> None:
+    """A project's own search-index.rq is what `load` reads: `build` reads it too, not the
+    packaged whole-graph form."""
+    (tmp_path / "queries").mkdir()
+    own = (ROOT / "queries" / "search-index.rq").read_text().replace('BIND ("headline"', 'BIND ("narrative"')
+    (tmp_path / "queries" / "search-index.rq").write_text(own)
+    project = settings.with_overrides(queries_dir=SearchPath((*settings.queries_dir.dirs, tmp_path / "queries")))
+    assert search._whole_graph_form(project.queries_dir, "search-index") == "search-index"
+    assert search._whole_graph_form(project.queries_dir, "search-index-links") == "search-index-links-whole"
+    docs = {doc.iri: doc for doc in documents(seed_store, project.queries_dir)}
+    horace = docs["https://w3id.org/kgprofiles/id/person/horace-he"]
+    assert horace.columns[search.COLUMNS.index("headline")] == ""  # the project's query: headlines as narrative
 
 
 @pytest.fixture(scope="module")
