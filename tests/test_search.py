@@ -225,7 +225,7 @@ def test_snippets_never_carry_markup_from_the_data(settings: Settings) -> None:
 # ---------------------------------------------------------------------------------- built with the store
 
 
-@pytest.mark.parametrize("graph", ["seed_store", "lives_store", "synthetic_store"])
+@pytest.mark.parametrize("graph", ["seed_store", "lives_store"])
 def test_the_whole_graph_forms_give_the_documents_the_bound_queries_give(
     graph: str, settings: Settings, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,7 +240,8 @@ def test_the_whole_graph_forms_give_the_documents_the_bound_queries_give(
     assert set(search.WHOLE_GRAPH_FORMS.values()) <= set(read)
     bound = list(documents(store, settings.queries_dir, whole_graph_forms=False))
     assert whole == bound and len(whole) > 10
-    assert any(doc.columns[search.COLUMNS.index("orgs")] for doc in whole)  # (the links' rows are in)
+    if graph == "seed_store":  # (every column has texts: every branch of both queries was read)
+        assert all(any(doc.columns[i] for doc in whole) for i in range(len(search.COLUMNS)))
 
 
 def test_a_projects_own_index_query_is_read_as_it_is(settings: Settings, tmp_path: Path, seed_store) -> None:
