@@ -23,6 +23,7 @@ from kgprofiles import search
 from kgprofiles.cli import app
 from kgprofiles.config import SearchPath, Settings
 from kgprofiles.pipeline import DataRejected, build, load
+from kgprofiles.queries import NamedQuery, load_queries, whole_graph_form
 from kgprofiles.render.html import page
 from kgprofiles.search import INDEX_FILE, MAX_CHUNKS, SearchIndex, documents, indexed_documents, match_expression
 from kgprofiles.store import generations
@@ -225,6 +226,11 @@ def test_snippets_never_carry_markup_from_the_data(settings: Settings) -> None:
 # ---------------------------------------------------------------------------------- built with the store
 
 
+def _noted(asked: list[str], query: NamedQuery) -> NamedQuery:
+    asked.append(query.name)
+    return query
+
+
 @pytest.mark.parametrize("graph", ["seed_store", "lives_store"])
 def test_the_whole_graph_forms_give_the_documents_the_bound_queries_give(
     graph: str, settings: Settings, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
@@ -233,11 +239,11 @@ def test_the_whole_graph_forms_give_the_documents_the_bound_queries_give(
     (hash joins), `load` with search-index.rq and search-index-links.rq bound to its items: the
     same documents."""
     store = request.getfixturevalue(graph)
-    read: list[str] = []
-    real = search.get_query
-    monkeypatch.setattr(search, "get_query", lambda where, name: read.append(name) or real(where, name))
+    asked: list[str] = []
+    real = search.whole_graph_form
+    monkeypatch.setattr(search, "whole_graph_form", lambda queries, name: _noted(asked, real(queries, name)))
     whole = list(documents(store, settings.queries_dir))
-    assert set(search.WHOLE_GRAPH_FORMS.values()) <= set(read)
+    assert asked == ["search-index-whole", "search-index-links-whole"]
     bound = list(documents(store, settings.queries_dir, whole_graph_forms=False))
     assert whole == bound and len(whole) > 10
     if graph == "seed_store":  # (every column has texts: every branch of both queries was read)
@@ -251,8 +257,9 @@ def test_a_projects_own_index_query_is_read_as_it_is(settings: Settings, tmp_pat
     own = (ROOT / "queries" / "search-index.rq").read_text().replace('BIND ("headline"', 'BIND ("narrative"')
     (tmp_path / "queries" / "search-index.rq").write_text(own)
     project = settings.with_overrides(queries_dir=SearchPath((*settings.queries_dir.dirs, tmp_path / "queries")))
-    assert search._whole_graph_form(project.queries_dir, "search-index") == "search-index"
-    assert search._whole_graph_form(project.queries_dir, "search-index-links") == "search-index-links-whole"
+    queries = load_queries(project.queries_dir)
+    assert whole_graph_form(queries, "search-index").name == "search-index"
+    assert whole_graph_form(queries, "search-index-links").name == "search-index-links-whole"
     docs = {doc.iri: doc for doc in documents(seed_store, project.queries_dir)}
     horace = docs["https://w3id.org/kgprofiles/id/person/horace-he"]
     assert horace.columns[search.COLUMNS.index("headline")] == ""  # the project's query: headlines as narrative

@@ -112,15 +112,17 @@ def test_the_seed_person_is_the_same_on_all_three_backends(
             kg("query", "organizations", "--format", "csv", *where),
             kg("people", "--name", "chanan", *where),
             kg("people", "--org", "pytorch", *where),
+            kg("people", *where),  # (every person: people-whole.rq's subqueries)
             kg("profile", "greg chanan", *where)[1].splitlines()[0],
         ]
         for name, where in backends.items()
     }
     assert listed["virtuoso"] == listed["embedded"] == listed["oxigraph"]
-    organizations, by_name, at_pytorch, _ = listed["virtuoso"]
+    organizations, by_name, at_pytorch, everyone, _ = listed["virtuoso"]
+    assert everyone[0] == 0 and "Horace He" in everyone[1] and everyone[1].endswith(" people\n")
     assert organizations[0] == by_name[0] == at_pytorch[0] == 0
     assert "PyTorch" in organizations[1] and "Greg Chanan" in by_name[1] and "Greg Chanan" in at_pytorch[1]
-    assert listed["virtuoso"][3] == "Greg Chanan"
+    assert listed["virtuoso"][4] == "Greg Chanan"
     profile, related, export = answers["virtuoso"]
     assert profile[0] == 0 and related[0] == 0 and len(export) > CAPPED_MAX_ROWS  # read past the cap
     assert [line.split(" — ")[1].split("  ")[0] for line in related[1].splitlines()[:5]] == ["Also at PyTorch"] * 5

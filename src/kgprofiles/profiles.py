@@ -25,7 +25,15 @@ from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError
 from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.names import NameMatcher, normalize
-from kgprofiles.queries import NamedQuery, load_queries, named, resolve_iri, select_rows, select_sorted_here
+from kgprofiles.queries import (
+    NamedQuery,
+    load_queries,
+    named,
+    resolve_iri,
+    select_rows,
+    select_sorted_here,
+    whole_graph_form,
+)
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_each, bind_rows, chunks, projection
@@ -428,8 +436,9 @@ class Views:
         views keep the last ``RECENT_SELECTS`` results of up to ``KEPT_ROWS`` rows, and do not
         run a section query of ``person-sections`` for a person it does not list)."""
         select = select_sorted_here if name in SORTED_HERE else select_rows
+        query = named(self.queries, name) if values else whole_graph_form(self.queries, name)
         if not self.stable:
-            return select(self.store, named(self.queries, name), values)
+            return select(self.store, query, values)
         empty = self._known_empty(name, values)
         if empty is not None:
             return empty
@@ -437,7 +446,7 @@ class Views:
 
         def run() -> SelectResult:
             found = self._prefetched.pop(key, None)
-            return found if found is not None else select(self.store, named(self.queries, name), values)
+            return found if found is not None else select(self.store, query, values)
 
         result = self._selected.get(key, run, keep=lambda result: len(result.rows) <= KEPT_ROWS)
         if self._sections is not None and name in self._sections:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.config import SearchPath, search_path
+from kgprofiles.config import SearchPath, bundled, search_path
 from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
 from kgprofiles.store.order_in_python import sorted_rows, split_order_by, without
@@ -165,6 +165,20 @@ def named(queries: Mapping[str, NamedQuery], name: str) -> NamedQuery:
     if name not in queries:
         raise QueryError(f"no named query {name!r}", f"known queries: {', '.join(sorted(queries))}")
     return queries[name]
+
+
+def whole_graph_form(queries: Mapping[str, NamedQuery], name: str) -> NamedQuery:
+    """The query to ask for ``name``'s rows over the whole graph (none of its parameters bound):
+    its whole-graph form ``<name>-whole.rq`` where there is one and ``name`` is kgprofiles' own
+    query, else ``name`` itself. A whole-graph form gives the same rows with its joins written as
+    subqueries, which pyoxigraph joins by hash instead of looking each row's partner up (half the
+    time or less over a big graph); it cannot be asked for a few bound items (a subquery does not
+    see a binding made outside it), and a project's own ``<name>.rq`` is asked as it is."""
+    query = named(queries, name)
+    twin = queries.get(f"{name}-whole")
+    if twin is None or query.path.resolve().parent != bundled("queries").resolve():
+        return query
+    return twin
 
 
 def select(store: Store, queries_dir: Path | SearchPath, name: str, **values: str | Term) -> SelectResult:

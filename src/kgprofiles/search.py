@@ -61,9 +61,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.config import MEMORY, SearchPath, Settings, bundled
+from kgprofiles.config import MEMORY, SearchPath, Settings
 from kgprofiles.errors import InputError, StoreError
-from kgprofiles.queries import get_query
+from kgprofiles.queries import get_query, load_queries, named, whole_graph_form
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_rows, chunks
 from kgprofiles.store.generations import fsync_file
@@ -171,30 +171,19 @@ class Document:
 INDEX_QUERIES = ("search-index", "search-index-links")
 
 
-#: The same rows as each index query, written for the whole graph at once (hash joins).
-WHOLE_GRAPH_FORMS = {"search-index": "search-index-whole", "search-index-links": "search-index-links-whole"}
-
-
 def documents(store: Store, queries_dir: Path | SearchPath, *, whole_graph_forms: bool = True) -> Iterator[Document]:
     """The index's documents, from ``queries/search-index.rq`` and ``search-index-links.rq``
     (flat rows, grouped here), in IRI order. Only people, organisations, topics and works are
     documents; a work without a short name is named by its title (its title is otherwise one of
     its other names). The second query is evaluated ahead, on the other core, while the first's
-    rows are read (1.8 M rows in all at 100,000 people, streamed). Each is read in its
-    whole-graph form (``WHOLE_GRAPH_FORMS``) while it is kgprofiles' own: a project's own
-    ``search-index.rq`` is read as it is, by ``build`` as by ``load``."""
-    names = [_whole_graph_form(queries_dir, n) if whole_graph_forms else n for n in INDEX_QUERIES]
-    first, *rest = (get_query(queries_dir, name) for name in names)
+    rows are read (1.8 M rows in all at 100,000 people, streamed). Each is asked in its
+    whole-graph form (``queries.whole_graph_form``: ``search-index-whole.rq``, …) while it is
+    kgprofiles' own: a project's own ``search-index.rq`` is asked as it is, by ``build`` as by
+    ``load``."""
+    queries = load_queries(queries_dir)
+    first, *rest = (whole_graph_form(queries, n) if whole_graph_forms else named(queries, n) for n in INDEX_QUERIES)
     ahead = [query.rows(store, ahead=True) for query in rest]
     return _grouped(itertools.chain(first.rows(store), *ahead))
-
-
-def _whole_graph_form(queries_dir: Path | SearchPath, name: str) -> str:
-    """``name``'s whole-graph form where ``name`` is the packaged query, else ``name``."""
-    packaged = bundled("queries").resolve()
-    if get_query(queries_dir, name).path.resolve().parent != packaged:
-        return name
-    return WHOLE_GRAPH_FORMS[name]
 
 
 def _grouped(rows: Iterable[dict[str, Term]]) -> Iterator[Document]:
