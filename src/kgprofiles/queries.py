@@ -171,9 +171,9 @@ def whole_graph_form(queries: Mapping[str, NamedQuery], name: str) -> NamedQuery
     """The query to ask for ``name``'s rows over the whole graph (none of its parameters bound):
     its whole-graph form ``<name>-whole.rq`` where there is one and ``name`` is kgprofiles' own
     query, else ``name`` itself. A whole-graph form gives the same rows with its joins written as
-    subqueries, which the embedded engine joins by hash instead of looking each row's partner up (half the
-    time or less over a big graph); it cannot be asked for a few bound items (a subquery does not
-    see a binding made outside it), and a project's own ``<name>.rq`` is asked as it is."""
+    subqueries, which the embedded engine joins by hash instead of looking each row's partner up
+    (half the time or less over a big graph); it cannot be asked for a few bound items (a subquery
+    does not see a binding made outside it), and a project's own ``<name>.rq`` is asked as it is."""
     query = named(queries, name)
     twin = queries.get(f"{name}-whole")
     if twin is None or query.path.resolve().parent != bundled("queries").resolve():
