@@ -170,10 +170,7 @@ class OxigraphStore:
         """The published generation this store reads (a read-only store on disk, opened through
         its published path or at the generation itself), or None. A generation never changes:
         what is made from it (its search index, its related people) holds as long as it is."""
-        if not self.read_only or self.location == MEMORY:
-            return None
-        location = Path(self.location)
-        return location if location.parent.name.endswith(".generations") else None
+        return Path(self.location) if self.read_only and self._is_generation() else None
 
     def _resolve(self, location: str) -> str:
         """The directory to open (taking a lease when it is a generation), from ``location``."""
