@@ -37,7 +37,7 @@ from kgprofiles.queries import (
 from kgprofiles.related import Related, related_people
 from kgprofiles.store.base import SelectResult, Store, Term
 from kgprofiles.store.binding import bind_each, bind_rows, chunks, projection
-from kgprofiles.store.order_in_python import sorted_rows, split_order_by
+from kgprofiles.store.order_in_python import sorted_rows, split_order_by, without
 from kgprofiles.vocab import KGP_NS, RDF_NS, WD_NS, ids
 
 if TYPE_CHECKING:
@@ -976,20 +976,20 @@ class Views:
         )
 
     def _people_among(self, iris: list[str]) -> tuple[dict[str, Term], ...] | None:
-        """``queries/people.rq``'s rows for these people only (the query bound to a batch of them
-        at a time), in its order; None where that order is not one Python can make."""
-        query = named(self.queries, "people")
-        split = split_order_by(query.text)
+        """``queries/people.rq``'s rows for these people only (the query without its ORDER BY,
+        bound to a batch of them at a time), sorted once in its order; None where that order is
+        not one Python can make."""
+        split = split_order_by(named(self.queries, "people").text)
         if split is None:
             return None
+        text, keys, added = split
         rows = [
             row
             for batch in chunks(iris)
-            for row in select_sorted_here(
-                self.store, replace(query, text=bind_rows(query.text, "person", [ox.NamedNode(i) for i in batch])), {}
-            ).rows
+            for row in self.store.select_rows(bind_rows(text, "person", [ox.NamedNode(i) for i in batch]))
         ]
-        return sorted_rows(rows, split[1])
+        ordered = sorted_rows(rows, keys)
+        return without(ordered, added) if ordered is not None else None
 
     # -------------------------------------------------------------------- the site's other pages
 

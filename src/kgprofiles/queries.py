@@ -202,10 +202,10 @@ def select_sorted_here(store: Store, query: NamedQuery, values: Mapping[str, str
     if split is not None:
         text, keys, added = split
         result = store.query(text, query.bind(values))
-        ordered = sorted_rows(result.rows, keys) if isinstance(result, SelectResult) else None
-        if ordered is not None:
-            assert isinstance(result, SelectResult)
-            return SelectResult(tuple(v for v in result.variables if v not in added), without(ordered, added))
+        if isinstance(result, SelectResult):
+            ordered = sorted_rows(result.rows, keys)
+            if ordered is not None:
+                return SelectResult(tuple(v for v in result.variables if v not in added), without(ordered, added))
     return select_rows(store, query, values)
 
 
