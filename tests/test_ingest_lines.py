@@ -71,3 +71,26 @@ def test_a_blank_node_held_twice_takes_the_nearer_holder(tmp_path: Path) -> None
     labels = {t.subject.value: t.object.value for t in parsed.triples if isinstance(t.subject, ox.NamedNode)}
     assert parsed.subject_lines["_:" + labels["http://example.org/a"]] == 3
     assert parsed.subject_lines["_:" + labels["http://example.org/b"]] == 4
+
+
+def test_a_statement_start_wins_and_an_indented_subject_takes_its_first_mention(tmp_path: Path) -> None:
+    """A subject's line is the first line it starts at column 1, even after an indented line that
+    starts with it; a subject that only ever starts indented lines takes the first of those; the
+    object of someone else's triple never places a subject."""
+    (tmp_path / "places.ttl").write_text(
+        HEAD
+        + "ex:a ex:knows ex:c .\n"  # 3: ex:c only as an object here
+        + "  ex:b ex:p 1 .\n"  # 4: ex:b indented
+        + "ex:b ex:p 2 .\n"  # 5: ex:b at column 1: wins
+        + "    ex:c ex:p 3 .\n"  # 6: ex:c indented, its first (and only) start
+        + "    ex:c ex:p 4 .\n"  # 7
+        + "# ex:a ex:p 5 .\n"  # 8: a comment
+    )
+
+    parsed = parse_file(tmp_path / "places.ttl", tmp_path)
+
+    assert {k: v for k, v in parsed.subject_lines.items() if not k.startswith("_:")} == {
+        "http://example.org/a": 3,
+        "http://example.org/b": 5,
+        "http://example.org/c": 6,
+    }

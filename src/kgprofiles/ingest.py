@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -232,9 +232,26 @@ def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequ
     """Map each subject to the first line that starts with it (a statement start); a subject only
     found elsewhere on a line takes that line; a blank node takes the line of the subject that holds it."""
     subjects = {t.subject.value for t in triples if isinstance(t.subject, ox.NamedNode)}
-    lines: dict[str, int] = {}
-    mentions: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    numbered = list(enumerate(text.splitlines(), start=1))
+    # Statement starts first: the lines at column 1 (most of a file's lines are indented
+    # predicate-object lines, read only for a subject that never starts a line).
+    starts = [(n, line) for n, line in numbered if line[:1].strip()]
+    lines = _first_lines(starts, subjects, prefixes, base)
+    unplaced = subjects.difference(lines)
+    if unplaced:
+        for iri, number in _first_lines(numbered, unplaced, prefixes, base).items():
+            lines.setdefault(iri, number)
+    _locate_blank_nodes(triples, lines)
+    return lines
+
+
+def _first_lines(
+    numbered: Iterable[tuple[int, str]], subjects: Collection[str], prefixes: dict[str, str], base: str
+) -> dict[str, int]:
+    """Each of ``subjects`` that is the first term of one of the numbered lines → the first such
+    line (comments and directives skipped)."""
+    found: dict[str, int] = {}
+    for number, line in numbered:
         stripped = line.lstrip()
         if not stripped or stripped.startswith(("#", "@", "PREFIX", "prefix", "BASE", "base")):
             continue
@@ -242,14 +259,9 @@ def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequ
         if not match:
             continue
         iri = _expand(match.group(1).rstrip(".,;"), prefixes, base)
-        if iri in subjects:
-            if line[:1].strip() and iri not in lines:  # at column 1: a statement's subject
-                lines[iri] = number
-            mentions.setdefault(iri, number)
-    for iri, number in mentions.items():
-        lines.setdefault(iri, number)
-    _locate_blank_nodes(triples, lines)
-    return lines
+        if iri is not None and iri in subjects and iri not in found:
+            found[iri] = number
+    return found
 
 
 def _locate_blank_nodes(triples: Sequence[ox.Triple], lines: dict[str, int]) -> None:
