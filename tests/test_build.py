@@ -7,12 +7,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from kgprofiles.config import Settings
-from kgprofiles.errors import InputError, ValidationFailed
+from kgprofiles.errors import InputError, StoreError, ValidationFailed
 from kgprofiles.pipeline import DataRejected, build, load
 from kgprofiles.store.generations import generations_dir
 from kgprofiles.store.oxigraph import OxigraphStore
@@ -114,6 +115,50 @@ def test_a_build_killed_before_it_publishes_leaves_the_previous_store_readable_a
     build(project)  # the next build cleans up the unfinished generation and succeeds
     assert canonical_dump(project.store) != before
     assert not list(Path(project.store + ".generations").glob("*.building"))
+
+
+def test_a_new_generation_is_compacted_once_beside_the_search_index(
+    project: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compaction runs in a thread of its own while the search index is written (two cores at
+    work), once, and before the generation is published."""
+    import kgprofiles.pipeline as pipeline
+
+    events: list[tuple[str, str]] = []
+    compact, write_index = OxigraphStore.compact, pipeline.write_index
+
+    def compacting(store: OxigraphStore) -> None:
+        events.append(("compact", threading.current_thread().name))
+        compact(store)
+
+    def indexing(*args: object, **kwargs: object) -> None:
+        events.append(("index", threading.current_thread().name))
+        write_index(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(OxigraphStore, "compact", compacting)
+    monkeypatch.setattr(pipeline, "write_index", indexing)
+    build(project)
+
+    assert sorted(events) == [("compact", "kgprofiles-compact"), ("index", "MainThread")]
+    assert leftovers(project) == []
+
+
+def test_a_compaction_that_fails_fails_the_build_and_publishes_nothing(
+    project: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(project)
+    before = canonical_dump(project.store)
+    (project.data_dir / "people" / "jane-xu.ttl").unlink()  # the next build would change the store
+
+    def broken(store: OxigraphStore) -> None:
+        raise StoreError("compaction failed: No space left on device")
+
+    monkeypatch.setattr(OxigraphStore, "compact", broken)
+    with pytest.raises(StoreError, match="No space left"):
+        build(project)
+
+    assert canonical_dump(project.store) == before
+    assert leftovers(project) == []
 
 
 def test_load_replaces_one_file_in_one_transaction(project: Settings) -> None:

@@ -210,7 +210,9 @@ def build(
             report, notes = _validate(staged.work, files, spill, scan, settings, timer, reference)
             inferred, more = _infer(staged.work, files, spill, passes, settings, timer, reference)
         generation = Path(staged.work.location) if isinstance(staged, GenerationStaging) else None
-        with _search_index(settings, staged.work, store, timer, generation) as place_index:
+        # A new generation is compacted while its search index is read and written (two cores);
+        # "compact" is then the time the publish waits for the compaction after the index.
+        with staged.compacting(), _search_index(settings, staged.work, store, timer, generation) as place_index:
             # a server is written graph by graph: a bar (100,000 people take hours into Virtuoso),
             # and a stage of its own ("store" is the loader's, before validation)
             total = staged.graphs_to_hand_over()
