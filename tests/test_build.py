@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,37 @@ def test_a_compaction_that_fails_fails_the_build_and_publishes_nothing(
     with pytest.raises(StoreError, match="No space left"):
         build(project)
 
+    assert canonical_dump(project.store) == before
+    assert leftovers(project) == []
+
+
+def test_ctrl_c_while_the_index_is_written_waits_for_the_compaction_and_publishes_nothing(
+    project: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ctrl-C in the index stage: the compaction beside it (slowed here) is waited for, saying
+    so, before the unfinished generation is removed; the store stays as it was."""
+    import kgprofiles.pipeline as pipeline
+
+    build(project)
+    before = canonical_dump(project.store)
+    (project.data_dir / "people" / "jane-xu.ttl").unlink()
+    compact, ended = OxigraphStore.compact, threading.Event()
+
+    def slow(store: OxigraphStore) -> None:
+        time.sleep(0.5)
+        compact(store)
+        ended.set()
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(OxigraphStore, "compact", slow)
+    monkeypatch.setattr(pipeline, "write_index", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build(project)
+
+    assert ended.is_set()
+    assert "waiting for the store's compaction to end" in caplog.text
     assert canonical_dump(project.store) == before
     assert leftovers(project) == []
 

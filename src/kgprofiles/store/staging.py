@@ -18,6 +18,7 @@ everything (``GenerationWriter`` removes the unfinished generation; the scratch 
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -33,6 +34,8 @@ from kgprofiles.store import generations
 from kgprofiles.store.base import Store
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.writer import GenerationWriter
+
+log = logging.getLogger(__name__)
 
 
 class Staging(Protocol):
@@ -77,8 +80,12 @@ class GenerationStaging:
         self._compaction = Compaction(self.work.compact)
         try:
             yield
+        except BaseException:  # an error, Ctrl-C: never left compacting a generation about to be removed
+            if self._compaction.thread.is_alive():
+                log.warning("stopping: waiting for the store's compaction to end (it cannot be stopped midway)")
+            raise
         finally:
-            self._compaction.thread.join()  # (an error here, or Ctrl-C: never left compacting a removed generation)
+            self._compaction.thread.join()
 
     def publish(self, advance: Callable[[], None] = lambda: None) -> None:
         if self._compaction is None:
