@@ -282,12 +282,14 @@ def sparql_figures(servers: list[Server], cases: dict[str, list[str]], repeats: 
 def page_pass(
     server: Server, paths: list[str], seconds: float, clients: int, etags: dict[str, str] | None, fresh: bool = False
 ) -> Json:
-    """Pages a second while ``clients`` threads walk ``paths`` (each at most once) for ``seconds``;
-    each thread keeps one connection, or (``fresh``) makes a new one for every request: with
-    ``serve --workers N`` a kept connection stays with one process, a new one reaches any."""
+    """Pages a second, and each request's latency (median, 95th percentile), while ``clients``
+    threads walk ``paths`` (each at most once) for ``seconds``; each thread keeps one connection,
+    or (``fresh``) makes a new one for every request: with ``serve --workers N`` a kept connection
+    stays with one process, a new one reaches any."""
     lock = threading.Lock()
     at = [0]
     done: list[tuple[str, int, str | None]] = []
+    latencies: list[float] = []
     stop = time.monotonic() + seconds
     failures: list[str] = []
 
@@ -300,11 +302,14 @@ def page_pass(
                         return
                     path = paths[at[0]]
                     at[0] += 1
+                asked = time.perf_counter()
                 status, _body, etag = server.get(path, "text/html", None if fresh else conn, (etags or {}).get(path))
+                took = time.perf_counter() - asked
                 if status not in (200, 304):
                     failures.append(f"{path}: {status}")
                 with lock:
                     done.append((path, status, etag))
+                    latencies.append(took * 1000)
         finally:
             conn.close()
 
@@ -325,6 +330,8 @@ def page_pass(
         "seconds": elapsed,
         "per_s": len(done) / elapsed,
         "cpu_ms": cpu_s * 1000 / max(1, len(done)),  # the server's processes' CPU a page (less noisy)
+        "median_ms": statistics.median(latencies) if latencies else 0.0,
+        "p95_ms": statistics.quantiles(latencies, n=20)[-1] if len(latencies) > 1 else 0.0,
         "statuses": statuses,
         "etags": {p: e for p, _, e in done if e},
         "paths": [p for p, _, _ in done],
@@ -352,7 +359,8 @@ def page_figures(server: Server, people: list[str], args: argparse.Namespace) ->
         print(
             f"  {server.name:<10} {name:<22} {figures['per_s']:7.1f} pages/s "
             f"({figures['pages']} in {figures['seconds']:.1f} s, {figures['statuses']}), "
-            f"server CPU {figures['cpu_ms']:.2f} ms a page",
+            f"server CPU {figures['cpu_ms']:.2f} ms a page, latency median {figures['median_ms']:.1f} ms, "
+            f"p95 {figures['p95_ms']:.1f} ms",
             flush=True,
         )
     return out
@@ -477,6 +485,10 @@ def markdown(result: Json, args: argparse.Namespace, started: datetime) -> str:
         for case in next(iter(result["pages"].values())):
             cells = " | ".join(f"{result['pages'][n][case]['cpu_ms']:.2f}" for n in names)
             lines.append(f"| {case} | {cells} |")
+        lines += ["", "| latency, median / p95 ms | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for case in next(iter(result["pages"].values())):
+            got = [result["pages"][n][case] for n in names]
+            lines.append(f"| {case} | " + " | ".join(f"{g['median_ms']:.1f} / {g['p95_ms']:.1f}" for g in got) + " |")
         lines.append("")
     return "\n".join(lines)
 
