@@ -232,14 +232,14 @@ def _subject_lines(text: str, prefixes: dict[str, str], base: str, triples: Sequ
     """Map each subject to the first line that starts with it (a statement start); a subject only
     found elsewhere on a line takes that line; a blank node takes the line of the subject that holds it."""
     subjects = {t.subject.value for t in triples if isinstance(t.subject, ox.NamedNode)}
-    numbered = list(enumerate(text.splitlines(), start=1))
+    every = text.splitlines()
     # Statement starts first: the lines at column 1 (most of a file's lines are indented
     # predicate-object lines, read only for a subject that never starts a line).
-    starts = [(n, line) for n, line in numbered if line[:1].strip()]
+    starts = [(n, line) for n, line in enumerate(every, start=1) if line[:1].strip()]
     lines = _first_lines(starts, subjects, prefixes, base)
     unplaced = subjects.difference(lines)
     if unplaced:
-        for iri, number in _first_lines(numbered, unplaced, prefixes, base).items():
+        for iri, number in _first_lines(enumerate(every, start=1), unplaced, prefixes, base).items():
             lines.setdefault(iri, number)
     _locate_blank_nodes(triples, lines)
     return lines
