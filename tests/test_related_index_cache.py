@@ -129,3 +129,43 @@ def test_only_the_newest_entries_are_kept(built: Path, settings: Settings, cache
         (cache / "related" / f"old{i}.json").write_text("{}")
     related_index_from(built, settings)
     assert len(list((cache / "related").glob("*.json"))) == KEPT
+
+
+class Steps:
+    """A Progress that records its stages and each advance."""
+
+    def __init__(self) -> None:
+        self.stages: list[tuple[str, int | None]] = []
+        self.advances: list[int] = []
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.stages.append((name, total))
+
+    def advance(self, steps: int = 1) -> None:
+        self.advances.append(steps)
+
+    def grow(self, steps: int) -> None:
+        raise AssertionError("the stage's total is known from the start")
+
+
+def test_reading_once_is_a_stage_of_steps_read_from_the_store_or_back_from_the_cache(
+    built: Path, settings: Settings, cache: Path
+) -> None:
+    """A site build's "related index" stage: a step each whole-graph query of the index, then the
+    organisation sizes and the sections; the index read back from its entry takes its steps at
+    once."""
+    from kgprofiles.profiles import Views
+    from kgprofiles.related_index import QUERIES
+
+    seen = []
+    for _ in ("read from the store", "read back"):
+        store = OxigraphStore(str(built), read_only=True)
+        try:
+            steps = Steps()
+            Views(store, settings.queries_dir, stable=True).read_once(steps)
+        finally:
+            store.close()
+        assert steps.stages == [("related index", len(QUERIES) + 2)]
+        seen.append(steps.advances)
+
+    assert seen == [[1] * len(QUERIES) + [1, 1], [len(QUERIES), 1, 1]]

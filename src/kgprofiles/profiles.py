@@ -25,6 +25,7 @@ from kgprofiles.dates import format_date, precision
 from kgprofiles.errors import InputError
 from kgprofiles.freed_memory import give_back_freed_memory
 from kgprofiles.names import NameMatcher, normalize
+from kgprofiles.progress import Progress, Silent
 from kgprofiles.queries import (
     NamedQuery,
     load_queries,
@@ -810,14 +811,15 @@ class Views:
             self.shelf.put_related(person.value, limit, found)
         return found
 
-    def related_index(self) -> RelatedIndex:
+    def related_index(self, advance: Callable[[int], None] = lambda steps: None) -> RelatedIndex:
         """The in-memory related-people index over this store, read on first use (from its
-        entry in the disk cache, for a store generation: ``related_index_cache``)."""
+        entry in the disk cache, for a store generation: ``related_index_cache``); ``advance``:
+        ``len(related_index.QUERIES)`` steps as it is read (none if it was in)."""
         with self._once:
             if self._index is None:
                 from kgprofiles.related_index_cache import related_index  # numpy: only where ranking needs it
 
-                self._index = related_index(self.store, self.queries, self.related_weights)
+                self._index = related_index(self.store, self.queries, self.related_weights, advance=advance)
             return self._index
 
     def org_size(self, organization: ox.NamedNode) -> int:
@@ -841,12 +843,22 @@ class Views:
                     found[row["query"].value].add(row["person"].value)
                 self._sections = {name: frozenset(people) for name, people in found.items()}
 
-    def read_once(self) -> None:
+    def read_once(self, progress: Progress | None = None) -> None:
         """Read now what stable views read once: the related index, organisation sizes and
-        which people have the sections most people lack (``person-sections``)."""
-        self.related_index()
+        which people have the sections most people lack (``person-sections``); on ``progress``,
+        as the stage "related index", a step a whole-graph read (a minute or two at 100,000
+        people when the index is not kept from an earlier run)."""
+        from kgprofiles.related_index import QUERIES
+
+        progress = progress or Silent()
+        progress.stage("related index", len(QUERIES) + 2)
+        if self._index is not None:  # (read already: its steps done)
+            progress.advance(len(QUERIES))
+        self.related_index(progress.advance)
         self._all_org_sizes()
+        progress.advance()
         self._read_sections()
+        progress.advance()
         give_back_freed_memory()  # what the whole-graph reads freed (a site build forks its workers next)
 
     def over(self, store: Store) -> Views:

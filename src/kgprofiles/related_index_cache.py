@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from kgprofiles.fast.disk_cache import cache_dir, log, made_by, read_json, write_json
@@ -32,20 +32,28 @@ KEPT = 4
 
 
 def related_index(
-    store: Store, queries: Mapping[str, NamedQuery], weight_overrides: Mapping[str, float] | None = None
+    store: Store,
+    queries: Mapping[str, NamedQuery],
+    weight_overrides: Mapping[str, float] | None = None,
+    *,
+    advance: Callable[[int], None] = lambda steps: None,
 ) -> RelatedIndex:
     """The related-people index of ``store``: from its entry when there is one, else read from
-    the store (and kept, for a store generation)."""
+    the store (and kept, for a store generation). ``advance``: ``len(QUERIES)`` steps in all,
+    one a query read, or all at once for an entry read back."""
     path = entry_path(store, queries)
     if path is None:
-        return RelatedIndex(store, queries, weight_overrides)
+        return RelatedIndex(store, queries, weight_overrides, advance=advance)
     raw = read_json(path, _WHAT)
     if isinstance(raw, dict) and raw.get("format") == _FORMAT and isinstance(raw.get("state"), dict):
         try:
-            return RelatedIndex.from_state(raw["state"], weight_overrides)
+            index = RelatedIndex.from_state(raw["state"], weight_overrides)
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             log.warning("%s: ignoring %s (%s)", _WHAT, path, exc)
-    index = RelatedIndex(store, queries, weight_overrides)
+        else:
+            advance(len(QUERIES))
+            return index
+    index = RelatedIndex(store, queries, weight_overrides, advance=advance)
     write_json(path, {"format": _FORMAT, "state": index.state()}, _WHAT)
     _prune(path)
     return index

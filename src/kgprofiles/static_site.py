@@ -538,8 +538,7 @@ class _Builder:
     def _first_pages(self, docs: list[Document], offered: Mapping[str, tuple[str, str]]) -> list[tuple[str, str]]:
         """The related index read, and the pages that are not a resource's (home, people, search,
         downloads, the SPARQL note) written; the resources whose pages come next, by kind."""
-        self.progress.stage("related index")
-        self.views.read_once()  # here, before any worker starts: the workers share what it reads
+        self.views.read_once(self.progress)  # here, before any worker starts: the workers share what it reads
         # What is read now lives to the end of the build (its million objects at 100,000 people):
         # out of the collector's way, so that full collections in this process and in the workers
         # forked from it no longer walk it (1.2 ms of a person's 16 ms), nor write to its pages.
