@@ -139,8 +139,10 @@ def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: boo
     from kgprofiles.render import json as json_view
 
     with report_progress("related", quiet) as progress:
-        progress.stage("read the links")
-        index = views.related_index()
+        from kgprofiles.related_index import QUERIES
+
+        progress.stage("read the links", len(QUERIES))
+        index = views.related_index(progress.advance)
         people = index.people
         progress.stage("rank", len(people))
         with out.open("w", encoding="utf-8") if out else nullcontext(sys.stdout) as sink:
