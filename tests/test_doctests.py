@@ -17,6 +17,7 @@ DOCUMENTED = [
     "kgprofiles.search",
     "kgprofiles.static_site",
     "kgprofiles.store.binding",
+    "kgprofiles.store.oxigraph",
     "kgprofiles.store.sorted_dump",
     "kgprofiles.store.writer",
     "kgprofiles.vocab",
