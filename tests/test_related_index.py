@@ -140,6 +140,57 @@ def test_the_index_reads_on_while_a_later_candidate_could_still_win(settings: Se
         assert index.related("https://example.org/person/me", limit) == everyone[:limit]
 
 
+def topics_or_work_store() -> OxigraphStore:
+    """Me: two topics (ML, Compilers) and a work. Zed shares the work (2 points, one link);
+    Aaron both topics (2 points, two links: he ranks first); a hundred others only ML."""
+    kgp, person, ex = "https://w3id.org/kgprofiles/ontology#", "https://example.org/person/", "https://example.org/"
+    lines = [
+        f"@prefix kgp: <{kgp}> .",
+        f'<{ex}ml> kgp:name "ML" .',
+        f'<{ex}compilers> kgp:name "Compilers" .',
+        f'<{ex}paper> a kgp:Paper ; kgp:title "A paper" .',
+        f'<{person}me> kgp:name "Me" ; kgp:topic <{ex}ml>, <{ex}compilers> .',
+        f"<{ex}c1> kgp:contributor <{person}me> ; kgp:work <{ex}paper> .",
+        f'<{person}zed> kgp:name "Zed" .',
+        f"<{ex}c2> kgp:contributor <{person}zed> ; kgp:work <{ex}paper> .",
+        f'<{person}aaron> kgp:name "Aaron" ; kgp:topic <{ex}ml>, <{ex}compilers> .',
+    ]
+    lines += [f'<{person}o{i:03}> kgp:name "O{i:03}" ; kgp:topic <{ex}ml> .' for i in range(100)]
+    store = OxigraphStore("memory:")
+    store.replace_graph(ex + "graph", ox.parse("\n".join(lines), format=ox.RdfFormat.TURTLE))
+    return store
+
+
+def test_people_who_share_only_topics_are_ranked_only_when_they_may_win(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The best are looked for first among those who share more than topics; the topic sharers are
+    scored only where one of them may still be among the best (Aaron: as many points as Zed, more
+    links), and the answer is the per-person queries' either way."""
+    store = topics_or_work_store()
+    queries = load_queries(settings.queries_dir)
+    me = "https://example.org/person/me"
+    everyone = related_people(store, queries, me)  # type: ignore[arg-type]
+    assert [(p.name, p.score, p.links) for p in everyone[:3]] == [("Aaron", 2.0, 2), ("Zed", 2.0, 1), ("O000", 1.0, 1)]
+    index = RelatedIndex(store, queries)
+    scored: list[str] = []
+    exact = RelatedIndex._exact
+
+    def counted(self: RelatedIndex, iri: str, number: int) -> object:
+        scored.append(self._iris[number])
+        return exact(self, iri, number)
+
+    monkeypatch.setattr(RelatedIndex, "_exact", counted)
+    assert index.related(me, 1) == everyone[:1]  # Aaron: the topic sharers had to be ranked
+    assert "https://example.org/person/aaron" in scored
+    # With the work worth more than every topic, Zed is the best, and no topic sharer is scored.
+    heavier = {"work": 3.0}
+    index, scored[:] = RelatedIndex(store, queries, heavier), []
+    assert index.related(me, 1) == related_people(store, queries, me, heavier)[:1]  # type: ignore[arg-type]
+    assert [p.name for p in index.related(me, 1)] == ["Zed"]
+    assert scored == ["https://example.org/person/zed"] * 2
+
+
 @pytest.mark.parametrize("store_name", ["seed_store", "synthetic_store"])
 def test_stable_views_give_the_same_profiles_as_one_shot_views(
     store_name: str, request: pytest.FixtureRequest, settings: Settings

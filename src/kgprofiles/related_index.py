@@ -370,11 +370,34 @@ class RelatedIndex:
     # ------------------------------------------------------------------ one person
 
     def related(self, person: ox.NamedNode | str, limit: int | None = None) -> list[Related]:
-        """What ``related_people(store, queries, person, weights, limit)`` gives, from memory."""
+        """What ``related_people(store, queries, person, weights, limit)`` gives, from memory.
+
+        The best ``limit`` are looked for first among the people who share more than topics with
+        the person: at 100,000 people a topic has thousands of people, nine in ten of a person's
+        candidates, and they are almost never among the best ten (1.21 → 0.55 ms a person,
+        ``bench/RESULTS.md``). Where the last of those kept does not score more than sharing every
+        one of the person's topics would, everyone is ranked (the same answer either way)."""
         iri = person.value if isinstance(person, ox.NamedNode) else person
         if limit is not None and limit <= 0:
             return []
-        candidates, bound, links = self._bounds(iri)
+        if limit is not None and min(self.weights.values()) >= 0:
+            kept = self._best(iri, *self._bounds(iri, topic_only=False), limit)
+            if len(kept) == limit and kept[-1].score > self._topics_at_most(iri) + 1e-9:
+                return kept
+        return self._best(iri, *self._bounds(iri), limit)
+
+    def _topics_at_most(self, iri: str) -> float:
+        """The most a candidate who shares only topics with the person can score: every topic."""
+        return sum(
+            self.weights["topic"] * len(self._names[topic])
+            for topic, links in self._topics.get(iri, {}).items()
+            if KGP_TOPIC in links
+        )
+
+    def _best(
+        self, iri: str, candidates: _Ids, bound: np.ndarray, links: np.ndarray, limit: int | None
+    ) -> list[Related]:
+        """The best ``limit`` of ``candidates`` (``_bounds``' arrays), exactly scored, best first."""
         me = self._number.get(iri)
         if me is not None:
             others = candidates != me
@@ -404,11 +427,13 @@ class RelatedIndex:
                     break
         return kept
 
-    def _bounds(self, iri: str) -> tuple[_Ids, np.ndarray, np.ndarray]:
+    def _bounds(self, iri: str, topic_only: bool = True) -> tuple[_Ids, np.ndarray, np.ndarray]:
         """The candidates (the people linked to ``iri`` at all, by number, sorted), and for each
         a score at least its exact score (when no weight is negative) and a number of links at
         least its exact number. Summed over the candidates only, not arrays of everyone: at
-        100,000 people 0.83–0.88 against 1.20–1.22 ms a person's ten related people."""
+        100,000 people 0.83–0.88 against 1.20–1.22 ms a person's ten related people.
+        ``topic_only`` False: without the people who share nothing but topics with ``iri`` (the
+        others' bounds still count the topics they share)."""
         w = self.weights
         parts: list[_Ids] = []
         points: list[float] = []
@@ -438,10 +463,13 @@ class RelatedIndex:
             else:
                 add(current, extra_current, 0)
                 add(overlapping, extra_overlap, 0)
-        for topic, topic_links in self._topics.get(iri, {}).items():
-            if KGP_TOPIC in topic_links:
-                n = len(self._names[topic])
-                add(self._topic_members.get(topic), w["topic"] * n, n)
+        topics = [
+            (members, w["topic"] * len(self._names[topic]), len(self._names[topic]))
+            for topic, topic_links in self._topics.get(iri, {}).items()
+            if KGP_TOPIC in topic_links and (members := self._topic_members.get(topic)) is not None and len(members)
+        ]
+        for members, each, n in topics if topic_only else ():
+            add(members, each, n)
         for work in self._works.get(iri, ()):
             add(self._work_members.get(work), w["work"], 1)
         for event in self._events.get(iri, ()):
@@ -459,6 +487,11 @@ class RelatedIndex:
         links = np.bincount(
             position, weights=np.repeat(np.array(counts, dtype=np.float64), sizes), minlength=len(candidates)
         )
+        for members, each, n in () if topic_only else topics:  # (the topics of those linked otherwise)
+            at = np.minimum(np.searchsorted(members, candidates), len(members) - 1)
+            shared = members[at] == candidates
+            bound[shared] += each
+            links[shared] += n
         return candidates, bound, np.rint(links).astype(np.int64)
 
     def _exact(self, iri: str, number: int) -> Related:
