@@ -17,6 +17,7 @@ from kgprofiles.queries import load_queries
 from kgprofiles.related_index import RelatedIndex
 from kgprofiles.related_index_cache import KEPT, entry_path, related_index
 from kgprofiles.store.oxigraph import OxigraphStore
+from recorded_progress import RecordedProgress
 
 ROOT = Path(__file__).resolve().parents[1]
 LIVES = ROOT / "tests" / "fixtures" / "lives"
@@ -131,23 +132,6 @@ def test_only_the_newest_entries_are_kept(built: Path, settings: Settings, cache
     assert len(list((cache / "related").glob("*.json"))) == KEPT
 
 
-class Steps:
-    """A Progress that records its stages and each advance."""
-
-    def __init__(self) -> None:
-        self.stages: list[tuple[str, int | None]] = []
-        self.advances: list[int] = []
-
-    def stage(self, name: str, total: int | None = None) -> None:
-        self.stages.append((name, total))
-
-    def advance(self, steps: int = 1) -> None:
-        self.advances.append(steps)
-
-    def grow(self, steps: int) -> None:
-        raise AssertionError("the stage's total is known from the start")
-
-
 def test_reading_once_is_a_stage_of_steps_read_from_the_store_or_back_from_the_cache(
     built: Path, settings: Settings, cache: Path
 ) -> None:
@@ -161,11 +145,12 @@ def test_reading_once_is_a_stage_of_steps_read_from_the_store_or_back_from_the_c
     for _ in ("read from the store", "read back"):
         store = OxigraphStore(str(built), read_only=True)
         try:
-            steps = Steps()
+            steps = RecordedProgress()
             Views(store, settings.queries_dir, stable=True).read_once(steps)
         finally:
             store.close()
-        assert steps.stages == [("related index", len(QUERIES) + 2)]
-        seen.append(steps.advances)
+        (stage,) = steps.stages
+        assert (stage.name, stage.total, stage.grown) == ("related index", len(QUERIES) + 2, 0)
+        seen.append(stage.advances)
 
     assert seen == [[1] * len(QUERIES) + [1, 1], [len(QUERIES), 1, 1]]

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from kgprofiles.cli import app
 from kgprofiles.store.remote import RemoteStore
+from recorded_progress import RecordedProgress
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -53,23 +54,10 @@ def test_build_then_query_with_endpoint(oxigraph_server, tmp_path: Path) -> None
 def test_a_build_into_a_server_advances_its_bar_once_a_graph(oxigraph_server, settings) -> None:
     from kgprofiles.pipeline import build
 
-    class Recorded:
-        def __init__(self) -> None:
-            self.stages: list[list] = []
-
-        def stage(self, name: str, total: int | None = None) -> None:
-            self.stages.append([name, total, 0])
-
-        def advance(self, steps: int = 1) -> None:
-            self.stages[-1][2] += steps
-
-        def grow(self, steps: int) -> None:
-            self.stages[-1][1] += steps
-
-    seen = Recorded()
+    seen = RecordedProgress()
     build(settings, progress=seen, store=RemoteStore(oxigraph_server.query_endpoint))
-    (publish,) = [stage for stage in seen.stages if stage[0] == "publish"]
-    assert publish[1] == publish[2] == len(RemoteStore(oxigraph_server.query_endpoint).graphs()) > 10
+    (publish,) = [stage for stage in seen.stages if stage.name == "publish"]
+    assert publish.total == publish.done == len(RemoteStore(oxigraph_server.query_endpoint).graphs()) > 10
 
 
 def test_build_and_load_keep_the_search_index_beside_the_project_store(

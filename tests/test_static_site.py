@@ -33,6 +33,7 @@ from kgprofiles.related_index import RelatedIndex
 from kgprofiles.static_site import MARKER, build_site
 from kgprofiles.web import create_app
 from processes import all_gone, children
+from recorded_progress import RecordedProgress
 from web.server import serving
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,7 +158,7 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
 
     with OxigraphStore(seed_store_dir, read_only=True) as disk:
         one = build_site(settings, disk, tmp_path / "one", jobs=1)
-        progress = _Counted()
+        progress = RecordedProgress()
         two = build_site(settings, disk, tmp_path / "two", jobs=2, progress=progress)
     assert files_of(tmp_path / "two") == files_of(tmp_path / "one")
     assert (two.pages, two.files, two.bytes, two.missing) == (one.pages, one.files, one.bytes, one.missing)
@@ -165,12 +166,12 @@ def test_workers_write_the_same_bytes(seed_store_dir: Path, settings: Settings, 
     assert two.files == len(written) > 300 and two.bytes == sum(map(len, written.values()))
     # each bar's total grows as pages are found (sources, claims), and ends full; the "Why?" pages
     # after the others, the whole-graph downloads last
-    assert list(progress.stages)[-3:] == ["pages", '"Why?" pages', "downloads"]
-    assert all(progress.stages[name][0] == progress.stages[name][1] for name in ("pages", '"Why?" pages'))
-    assert progress.stages["downloads"] == [4, 4]  # N-Quads, N-Triples, Turtle, JSON-LD
+    assert progress.names[-3:] == ["pages", '"Why?" pages', "downloads"]
+    assert all(progress[name].total == progress[name].done for name in ("pages", '"Why?" pages'))
+    assert (progress["downloads"].total, progress["downloads"].done) == (4, 4)  # N-Quads, N-Triples, Turtle, JSON-LD
     whys = len(list((tmp_path / "two").glob("id/person/*/related/*/index.html")))
-    assert whys > 50 and progress.stages['"Why?" pages'] == [whys, whys]
-    assert progress.stages["pages"][0] + whys == two.pages + len(two.missing)
+    assert whys > 50 and (progress['"Why?" pages'].total, progress['"Why?" pages'].done) == (whys, whys)
+    assert progress["pages"].total + whys == two.pages + len(two.missing)
 
 
 def test_the_downloads_process_ends_once_they_are_written(
@@ -184,7 +185,7 @@ def test_the_downloads_process_ends_once_they_are_written(
 
     from kgprofiles.store.oxigraph import OxigraphStore
 
-    class Watching(_Counted):
+    class Watching(RecordedProgress):
         children: tuple[str, ...] = ()
 
         def stage(self, name: str, total: int | None = None) -> None:
@@ -204,44 +205,20 @@ def test_the_downloads_process_ends_once_they_are_written(
     with OxigraphStore(seed_store_dir, read_only=True) as disk:
         build_site(settings, disk, tmp_path / "site", jobs=2, progress=watching)
     assert len(watching.children) == 2, watching.children  # the two page workers
-    assert watching.stages["downloads"] == [4, 4]
+    assert (watching["downloads"].total, watching["downloads"].done) == (4, 4)
 
 
-class _Counted:
-    """Progress that keeps each stage's [total, done]."""
-
-    def __init__(self) -> None:
-        self.stages: dict[str, list[int]] = {}
-        self.name = ""
-
-    def stage(self, name: str, total: int | None = None) -> None:
-        self.name = name
-        self.stages[name] = [total or 1, 0]
-
-    def advance(self, steps: int = 1) -> None:
-        self.stages[self.name][1] += steps
-
-    def grow(self, steps: int) -> None:
-        self.stages[self.name][0] += steps
-
-
-class _InterruptedAt:
+class _InterruptedAt(RecordedProgress):
     """Progress that is Ctrl-C'ed once ``stage`` has advanced past ``after`` steps."""
 
     def __init__(self, stage: str, after: int) -> None:
+        super().__init__()
         self.at, self.after = stage, after
-        self.name, self.done = "", 0
-
-    def stage(self, name: str, total: int | None = None) -> None:
-        self.name, self.done = name, 0
 
     def advance(self, steps: int = 1) -> None:
-        self.done += steps
-        if self.name == self.at and self.done > self.after:
+        super().advance(steps)
+        if self.stages[-1].name == self.at and self.stages[-1].done > self.after:
             raise KeyboardInterrupt
-
-    def grow(self, steps: int) -> None:
-        pass
 
 
 @pytest.mark.parametrize("stage", ["pages", "downloads"])
