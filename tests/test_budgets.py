@@ -89,7 +89,7 @@ def make_project(
 def cycle(n: int, predicate: str, typed: bool = False) -> str:
     """Nodes ex:p0 … ex:p{n-1}, each linked to the next by ``predicate``, the last to the first;
     ``typed``: each also a complete kgp:Person (name, source), as the shapes want."""
-    lines = [PREFIXES, "ex:source a kgp:Source ; kgp:title \"Synthetic source\" .\n"]
+    lines = [PREFIXES, 'ex:source a kgp:Source ; kgp:title "Synthetic source" .\n']
     for i in range(n):
         person = f' a kgp:Person ; kgp:name "Synthetic Person {i}" ; kgp:source ex:source ;' if typed else ""
         lines.append(f"ex:p{i}{person} {predicate} ex:p{(i + 1) % n} .\n")
@@ -220,6 +220,12 @@ def test_limits_come_from_kgprofiles_toml(tmp_path: Path) -> None:
         ("engine_timeout_s = -1", "limit engine_timeout_s must be a positive number, not -1"),
         ('engine_timeout_s = "ten"', "limit engine_timeout_s must be a positive number, not 'ten'"),
         ("max_literal_bytes = true", "limit max_literal_bytes must be a positive number, not True"),
+        # (TOML has inf and nan: no budget, or one that is hit at once; both were internal errors or worse)
+        ("engine_timeout_s = inf", "limit engine_timeout_s must be a positive number, not inf"),
+        ("engine_timeout_s = nan", "limit engine_timeout_s must be a positive number, not nan"),
+        ("engine_timeout_s = 1e10", "limit engine_timeout_s must be a number of seconds above 0 and at most 86,400"),
+        ("inferred_triples_factor = nan", "limit inferred_triples_factor must be a positive number, not nan"),
+        ("max_literal_bytes = 1e400", "limit max_literal_bytes must be a positive number, not inf"),
     ],
 )
 def test_a_wrong_limit_is_an_input_error(tmp_path: Path, line: str, says: str) -> None:
@@ -227,6 +233,18 @@ def test_a_wrong_limit_is_an_input_error(tmp_path: Path, line: str, says: str) -
 
     with pytest.raises(InputError, match=says):
         load_settings(root)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [('"abc"', "'abc'"), ("-3", "-3"), ("nan", "nan"), ("inf", "inf"), ("true", "True")]
+)
+def test_a_query_timeout_that_is_no_budget_is_an_input_error(tmp_path: Path, value: str, shown: str) -> None:
+    """``query_timeout_s`` in kgprofiles.toml: "abc" was an internal error, -3 and nan a time limit
+    hit before any query ran, inf an internal error after a worker had started."""
+    (tmp_path / "kgprofiles.toml").write_text(f"[kgprofiles]\nquery_timeout_s = {value}\n", encoding="utf-8")
+
+    with pytest.raises(InputError, match=f"query_timeout_s must be a number of seconds .*, not {shown}$"):
+        load_settings(tmp_path)
 
 
 ########################################################################### the child process

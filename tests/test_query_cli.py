@@ -185,9 +185,15 @@ def test_crafted_queries_are_refused_with_a_message(store: str, query: str, expe
     assert code == 2 and expected in out and "Traceback" not in out
 
 
-def test_the_timeout_must_be_positive(store: str) -> None:
-    code, out = kg(store, "query", "-e", "ASK {}", "--timeout", "0")
-    assert code == 2 and "--timeout must be positive" in out
+@pytest.mark.parametrize("timeout", ["0", "-1", "inf", "1e400", "nan", "1e10"])
+def test_the_timeout_must_be_positive_and_finite(store: str, timeout: str) -> None:
+    """No query runs without a time budget: infinity, NaN and more than a day are refused before
+    a worker starts (inf and 1e10 overflowed the worker's poll: exit 70, then a hang; NaN was a
+    time limit hit at once)."""
+    started = time.monotonic()
+    code, out = kg(store, "query", "-e", "ASK {}", "--timeout", timeout)
+    assert code == 2 and "--timeout must be a number of seconds above 0 and at most 86,400" in out, out
+    assert "internal error" not in out and "Traceback" not in out and time.monotonic() - started < 5
 
 
 def test_usage_errors_are_typers_own_message_with_exit_2() -> None:

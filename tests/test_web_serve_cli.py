@@ -332,3 +332,19 @@ def test_pages_are_kept_per_generation_and_revalidated(served: tuple[str, str]) 
     assert done.status_code == 204
     fresh = httpx.get(base + "/id/person/horace-he", headers={**html, "If-None-Match": etag}, timeout=10)
     assert fresh.status_code == 200 and fresh.headers["etag"] != etag and fresh.content == first.content
+
+
+@pytest.mark.parametrize("timeout", ["inf", "nan", "1e10", "0"])
+def test_serve_refuses_a_query_timeout_that_is_no_budget(timeout: str) -> None:
+    """``--query-timeout inf`` (or NaN, or past a day) left the server's queries without a time
+    budget, or hit it at once; now refused before anything is opened."""
+    from typer.testing import CliRunner
+
+    from kgprofiles.cli import app
+
+    done = CliRunner().invoke(
+        app,
+        ["--project", str(ROOT), "serve", "--store", "memory:", "--host", "256.0.0.1", "--query-timeout", timeout],
+    )
+    assert done.exit_code == 2, done.output
+    assert "--query-timeout must be a number of seconds above 0 and at most 86,400" in done.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -12,6 +13,19 @@ CONFIG_FILE = "kgprofiles.toml"
 MEMORY = "memory:"
 #: How many related people a profile shows (the seed page shows ten); `kgprofiles related` lists all.
 RELATED_ON_PROFILE = 10
+
+
+#: The most seconds a time budget may be (a day): past it, a budget is no budget, and the clocks
+#: that enforce one cannot count that far (``poll`` takes at most about 24 days).
+MAX_SECONDS = 86_400.0
+
+
+def seconds(value: object, what: str) -> float:
+    """``value`` as a time budget in seconds: a number above 0 and at most ``MAX_SECONDS``, else an
+    InputError that names ``what`` (infinity or NaN would leave an engine without a budget)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_SECONDS:
+        raise InputError(f"{what} must be a number of seconds above 0 and at most {MAX_SECONDS:,.0f}, not {value!r}")
+    return float(value)
 
 
 #: What ships with kgprofiles and a project may replace with its own directory of the same name.
@@ -97,8 +111,10 @@ class Limits:
         for key, value in table.items():
             if key not in known:
                 raise InputError(f"{where}: unknown limit {key!r} in [kgprofiles.limits]", _LIMITS_HINT)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
                 raise InputError(f"{where}: limit {key} must be a positive number, not {value!r}", _LIMITS_HINT)
+            if key.endswith("_s"):
+                seconds(value, f"{where}: limit {key}")
             values[key] = float(value) if known[key] == "float" else int(value)
         return cls(**values)  # type: ignore[arg-type]
 
@@ -270,7 +286,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         credentials_file=path(server["credentials_file"]) if server.get("credentials_file") else None,
         server_max_rows=server.get("max_rows"),  # type: ignore[arg-type]
         server_triples_per_write=server.get("triples_per_write"),  # type: ignore[arg-type]
-        query_timeout_s=float(table.get("query_timeout_s", 30.0)),  # type: ignore[arg-type]
+        query_timeout_s=seconds(table.get("query_timeout_s", 30.0), f"{CONFIG_FILE}: query_timeout_s"),
         **_query_limits(table),
         related_weights=dict(weights) if isinstance(weights, dict) else {},
         limits=Limits.from_table(table.get("limits", {}), str(config_path)),

@@ -46,12 +46,12 @@ def query(
     """Run SPARQL: a .rq file, -e 'SPARQL', or a named query (`kgprofiles query org-members
     --param org=pytorch`). The project's prefixes (kgp:, person:, schema:, …) are predeclared.
     The query runs in a worker process, stopped at the time limit."""
-    from kgprofiles.config import MEMORY
+    from kgprofiles.config import MEMORY, seconds
     from kgprofiles.queries import load_queries
     from kgprofiles.store.sandbox import QueryPool
 
-    if timeout is not None and timeout <= 0:
-        raise InputError("--timeout must be positive")
+    if timeout is not None:
+        seconds(timeout, "--timeout")
     settings = store_settings(ctx, store, endpoint, server_kind).with_overrides(query_timeout_s=timeout)
     if list_queries:
         for q in load_queries(settings.queries_dir).values():

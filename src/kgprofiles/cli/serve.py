@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kgprofiles.cli.options import ServerKindOption, store_settings
-from kgprofiles.config import MEMORY
+from kgprofiles.config import MEMORY, seconds
 from kgprofiles.errors import InputError
 
 if TYPE_CHECKING:
@@ -133,8 +133,10 @@ def serve(
         die_with_parent()
     raise_descriptor_limit()  # (each connection holds one while its request arrives)
     settings = store_settings(ctx, store, endpoint, server_kind)
-    if (query_timeout is not None and query_timeout <= 0) or max_rows <= 0:
-        raise InputError("--query-timeout and --max-rows must be positive")
+    if query_timeout is not None:
+        seconds(query_timeout, "--query-timeout")
+    if max_rows <= 0:
+        raise InputError("--max-rows must be positive")
     if workers > 1 and settings.endpoint is None and str(settings.store) == MEMORY:
         raise InputError("an in-memory store cannot be shared by several --workers", "serve a built store")
     target = open_store(settings, read_only=True, allow_fetch=allow_fetch)
