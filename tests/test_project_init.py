@@ -64,7 +64,7 @@ def test_new_refuses_to_overwrite_or_reuse_a_slug(in_new_project: Path) -> None:
     assert code == 2 and "exists; nothing was written" in out
     (in_new_project / "data" / "people" / "group.ttl").write_text(
         "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n"
-        f"<{placeholder_base_iri(in_new_project)}person/taken> kgp:name \"Taken\" .\n",
+        f'<{placeholder_base_iri(in_new_project)}person/taken> kgp:name "Taken" .\n',
         encoding="utf-8",
     )
     code, out = kg("new", "person", "Taken", "--source", "https://example.org/")
@@ -87,6 +87,16 @@ def test_commands_outside_any_project_say_how_to_start_one(tmp_path: Path, monke
     code, out = kg("validate")
     assert code == 2 and "not in a kgprofiles project" in out and "kgprofiles init" in out
     assert kg("--help")[0] == 0 and kg("validate", "--help")[0] == 0
+
+
+def test_a_kgprofiles_toml_that_is_not_utf8_is_an_input_error(in_new_project: Path) -> None:
+    """A Latin-1 "é" in kgprofiles.toml made every command an 'internal error' (exit 70)."""
+    config = in_new_project / "kgprofiles.toml"
+    config.write_bytes(config.read_bytes() + "# café\n".encode("latin-1"))
+    code, out = kg("validate")
+    lines = config.read_bytes().count(b"\n")
+    assert code == 2 and f"kgprofiles.toml:{lines}: not UTF-8 text (byte 0xe9" in out, out
+    assert "internal error" not in out
 
 
 def test_a_project_mints_and_resolves_its_iris_under_its_own_base(

@@ -196,6 +196,24 @@ def test_the_timeout_must_be_positive_and_finite(store: str, timeout: str) -> No
     assert "internal error" not in out and "Traceback" not in out and time.monotonic() - started < 5
 
 
+@pytest.mark.parametrize("params", [(), ("--param", "org=pytorch")], ids=["plain", "with-a-header"])
+def test_a_query_file_that_is_not_utf8_is_an_input_error(store: str, tmp_path: Path, params: tuple[str, ...]) -> None:
+    """A .rq file saved as Latin-1 was an 'internal error: UnicodeDecodeError … a bug' (exit 70)."""
+    latin = tmp_path / "latin.rq"
+    latin.write_bytes('# summary: café\n# param: org IRI\nSELECT * { ?s ?p "café" }\n'.encode("latin-1"))
+    code, out = kg(store, "query", str(latin), *params)
+    assert code == 2 and f"{latin}:1: not UTF-8 text (byte 0xe9 at offset 14)" in out, out
+    assert "save the file as UTF-8" in out and "internal error" not in out
+
+
+def test_a_projects_query_that_is_not_utf8_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "kgprofiles.toml").write_text("[kgprofiles]\n", encoding="utf-8")
+    (tmp_path / "queries").mkdir()
+    (tmp_path / "queries" / "mine.rq").write_bytes("# summary: caf\xe9\nASK {}\n".encode("latin-1"))
+    result = runner.invoke(app, ["--project", str(tmp_path), "query", "--list"])
+    assert result.exit_code == 2 and "mine.rq:1: not UTF-8 text (byte 0xe9" in result.output, result.output
+
+
 def test_usage_errors_are_typers_own_message_with_exit_2() -> None:
     """The error boundary leaves a usage error to Typer: the usage line, exit 2, not a bug report."""
     missing = runner.invoke(app, ["--project", str(ROOT), "profile"])

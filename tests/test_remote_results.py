@@ -163,6 +163,10 @@ def test_credentials_never_show(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         credentials_from(broken, environ={})
     assert secret not in str(caught.value) and secret not in (caught.value.hint or "")
+    broken.write_bytes(f'user = "kg"\npassword = "{secret}\xe9"\n'.encode("latin-1"))  # not UTF-8: nor quoted
+    with pytest.raises(InputError, match="is not UTF-8 text") as caught:
+        credentials_from(broken, environ={})
+    assert secret not in str(caught.value) and "0xe9" not in str(caught.value)
     with pytest.raises(InputError, match="may not hold credentials") as in_url:
         RemoteStore(f"http://kg:{secret}@h/sparql")
     assert secret not in str(in_url.value)

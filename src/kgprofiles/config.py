@@ -28,6 +28,20 @@ def seconds(value: object, what: str) -> float:
     return float(value)
 
 
+def read_text(path: Path) -> str:
+    """The text of a file a user wrote (kgprofiles.toml, a query): UTF-8, else an InputError that
+    names the file, the line and the byte (never a UnicodeDecodeError, which reads as a bug)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        data = path.read_bytes()
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            "save the file as UTF-8",
+        ) from exc
+
+
 #: What ships with kgprofiles and a project may replace with its own directory of the same name.
 BUNDLED = ("ontology", "shapes", "queries")
 
@@ -237,7 +251,7 @@ def load_settings(root: Path | None = None, **overrides: object) -> Settings:
         import tomllib
 
         try:
-            table = tomllib.loads(config_path.read_text(encoding="utf-8")).get("kgprofiles", {})
+            table = tomllib.loads(read_text(config_path)).get("kgprofiles", {})
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{config_path}: {exc}", "fix the TOML syntax of the [kgprofiles] table") from exc
 

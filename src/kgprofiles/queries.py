@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kgprofiles.config import SearchPath, bundled, search_path
+from kgprofiles.config import SearchPath, bundled, read_text, search_path
 from kgprofiles.errors import QueryError
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term
 from kgprofiles.store.order_in_python import sorted_rows, split_order_by, without
@@ -116,7 +116,7 @@ _HEADER = re.compile(r"^#\s*(summary|param):\s*(.*)$")
 
 
 def parse_query_file(path: Path) -> NamedQuery:
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     summary = ""
     params = []
     for line in text.splitlines():

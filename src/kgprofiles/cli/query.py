@@ -69,6 +69,7 @@ def _run(
     settings: Settings, source: str | None, expression: str | None, param: list[str] | None, pool: QueryPool
 ) -> QueryResult:
     """The answer to the query the options name, run by ``pool``'s worker (on-disk stores)."""
+    from kgprofiles.config import read_text
     from kgprofiles.queries import NamedQuery, get_query, parse_query_file
     from kgprofiles.store.sandbox import query_once
 
@@ -89,7 +90,7 @@ def _run(
             named = (
                 parse_query_file(Path(source))
                 if values
-                else NamedQuery(source, "", (), Path(source).read_text(encoding="utf-8"), Path(source))
+                else NamedQuery(source, "", (), read_text(Path(source)), Path(source))
             )
         except OSError as error:
             raise InputError(f"{source}: {error.strerror}") from error

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from kgprofiles import __version__
-from kgprofiles.config import CONFIG_FILE, Settings
+from kgprofiles.config import CONFIG_FILE, Settings, read_text
 from kgprofiles.errors import InputError
 from kgprofiles.vocab import PROJECT_URL
 
@@ -51,7 +51,7 @@ def client_config(settings: Settings, **overrides: object) -> ClientConfig:
     path = settings.root / CONFIG_FILE
     if path.exists():
         try:
-            table = tomllib.loads(path.read_text(encoding="utf-8")).get("kgprofiles", {}).get("wikidata", {})
+            table = tomllib.loads(read_text(path)).get("kgprofiles", {}).get("wikidata", {})
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: {exc}", "fix the TOML syntax of the [kgprofiles.wikidata] table") from exc
     values: dict[str, object] = {

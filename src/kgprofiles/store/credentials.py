@@ -56,6 +56,8 @@ def credentials_from(file: str | Path | None = None, environ: dict[str, str] | N
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read the credentials file {path}: {exc.strerror}", NEEDED_HINT) from exc
+    except UnicodeDecodeError as exc:  # (not the byte: it may be the password's)
+        raise InputError(f"the credentials file {path} is not UTF-8 text", NEEDED_HINT) from exc
     except tomllib.TOMLDecodeError as exc:
         # the parser's message may quote the line, and the line may hold the password
         raise InputError(
