@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,6 +221,19 @@ def test_a_wikidata_link_that_is_not_http_is_text(views: Views) -> None:
     ):
         assert_no_dangerous_link(page)
         assert "N-Triples</a>Wikidata</p>" in page
+
+
+@pytest.mark.parametrize("name", ["<!--<script>", "</script><!--", "<!-- <script x>", "</SCRIPT >"])
+def test_a_name_cannot_end_or_swallow_the_pages_json_ld_block(views: Views, name: str) -> None:
+    """The person page's JSON-LD is a <script> data block: "</" was escaped, but a name with
+    "<!--<script>" put the HTML parser in the script's double-escaped state, where the block's own
+    </script> does not end it, and the whole page after it (the profile) became script text."""
+    profile = dataclasses.replace(views.profile(views.resolve_person("horace-he")), name=name, headline=name)
+    block = html_view.person_jsonld(profile)
+    assert "<" not in block and json.loads(block)["name"] == name and json.loads(block)["description"] == name
+    page = html_view.profile(profile, standalone=False)
+    head, _, body = page.partition('<script type="application/ld+json">')[2].partition("</script>")
+    assert head == block and "Horace" not in head and "<body" in body
 
 
 # ------------------------------------------------------------------------------ the CLI's renderings

@@ -226,7 +226,9 @@ def person_jsonld(p: Profile) -> str:
     links = [href for i in p.identifiers if i.url and (href := external_href(i.url))]  # http(s) only
     if links:
         doc["sameAs"] = [*doc.get("sameAs", []), *links]
-    return json.dumps(doc, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    # (in a <script> block, "</script" ends it and "<!--<script" makes its own end tag not end it:
+    # no "<" at all, as JSON may write it)
+    return json.dumps(doc, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
 
 
 def page(template: str, base: str = "", standalone: bool = False, **context: Any) -> str:
