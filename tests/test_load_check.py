@@ -114,3 +114,23 @@ def test_a_file_that_does_not_parse_exits_2_with_its_line_and_writes_nothing(bui
     assert result.exit_code == 2
     assert "broken-syntax.ttl:6:1: syntax error" in result.output
     assert state(built) == before
+
+
+def test_a_directory_without_rdf_files_is_refused_and_the_store_kept(
+    built: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``build DIR`` of a directory that holds no .ttl or .nt file (empty, or only notes) published
+    an empty graph in place of the store's (exit 0, "built: 0 file(s)"); ``load DIR`` wrote a new
+    generation of nothing, and ``validate DIR`` reported on the rest of data/ instead."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "README.txt").write_text("no RDF here\n", encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+    before = state(built)
+    for command in ("build", "load", "validate"):
+        store = [] if command == "validate" else ["--store", built.store]
+        result = CliRunner().invoke(app, [command, *store, str(notes)], catch_exceptions=False)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{notes}: no RDF files in this directory; nothing was read" in result.output, command
+        assert state(built) == before, command

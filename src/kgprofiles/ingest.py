@@ -68,12 +68,20 @@ def _resolved(directory: Path) -> Path:
     return directory.resolve()
 
 
-def collect_files(paths: Iterable[Path]) -> list[Path]:
-    """The RDF files named, and those under the directories named, sorted, each once."""
+def collect_files(paths: Iterable[Path], *, empty_dirs: bool = False) -> list[Path]:
+    """The RDF files named, and those under the directories named, sorted, each once. A directory
+    without any is an InputError (a build of it would publish an empty graph in place of the
+    store's), unless ``empty_dirs``."""
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            found.update(p for p in path.rglob("*") if p.suffix in RDF_SUFFIXES and p.is_file())
+            under = {p for p in path.rglob("*") if p.suffix in RDF_SUFFIXES and p.is_file()}
+            if not under and not empty_dirs:
+                raise InputError(
+                    f"{path}: no RDF files in this directory; nothing was read",
+                    f"name a directory with {' or '.join(RDF_SUFFIXES)} files, or the files themselves",
+                )
+            found.update(under)
         elif path.is_file():
             if path.suffix not in RDF_SUFFIXES:
                 raise InputError(f"{path}: not an RDF file", "name .ttl or .nt files, or a directory")
@@ -126,7 +134,7 @@ def parse_file(
 def parse_files(
     paths: Sequence[Path], root: Path, data_dir: Path | None = None, max_literal_bytes: int = MAX_LITERAL_BYTES
 ) -> list[SourceFile]:
-    return [parse_file(p, root, data_dir, max_literal_bytes) for p in collect_files(paths)]
+    return [parse_file(p, root, data_dir, max_literal_bytes) for p in collect_files(paths, empty_dirs=True)]
 
 
 def _syntax_error(display: str, exc: SyntaxError) -> InputError:

@@ -137,7 +137,7 @@ def _infer_closure(data: Graph, files: Sequence[SourceFile], settings: Settings,
 def _ontology_triples(settings: Settings) -> list[ox.Triple]:
     return [
         t
-        for f in collect_files([settings.ontology_dir])
+        for f in collect_files([settings.ontology_dir], empty_dirs=True)
         for t in parse_file(f, settings.root, None, settings.limits.max_literal_bytes).triples
     ]
 
@@ -468,7 +468,7 @@ def validate(settings: Settings, paths: Sequence[Path] | None = None, *, referen
     from kgprofiles.fast import validate_store
 
     named = collect_files(paths) if paths else []
-    rest = collect_files([settings.data_dir]) if settings.data_dir.is_dir() else []
+    rest = collect_files([settings.data_dir], empty_dirs=True) if settings.data_dir.is_dir() else []
     chosen = {path.resolve() for path in named}
     ordered = [*named, *(p for p in rest if p.resolve() not in chosen)]
     if reference:

@@ -85,7 +85,11 @@ class LocalData:
             raise InputError(f"{self.data_dir}: no such data directory", "give --data DIR or run in a project")
         files = parse_files([self.data_dir], settings.root, self.data_dir)
         self.files: dict[str, SourceFile] = {f.graph: f for f in files}
-        ontology = [t for p in collect_files([settings.ontology_dir]) for t in parse_file(p, settings.root).triples]
+        ontology = [
+            t
+            for p in collect_files([settings.ontology_dir], empty_dirs=True)
+            for t in parse_file(p, settings.root).triples
+        ]
         self.store = OxigraphStore("memory:")
         graphs: dict[str, list[ox.Triple]] = {f.graph: list(f.triples) for f in files}
         graphs[ONTOLOGY_GRAPH] = ontology
