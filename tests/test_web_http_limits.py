@@ -6,6 +6,7 @@ What arrives in time and within the limits, even slowly or in one large write, i
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
 import time
@@ -120,6 +121,38 @@ def test_a_body_that_does_not_arrive_in_time_gets_408(port: int) -> None:
         sock.sendall(HEAD + b"Content-Length: 100\r\n\r\nASK {")  # 5 bytes of 100
         got = answer(sock)
     assert got.startswith(b"HTTP/1.1 408 Request Timeout\r\n") and b"the body did not arrive" in got
+
+
+def test_a_client_gone_before_its_body_arrived_leaves_no_traceback(seed_store, settings: Settings) -> None:
+    """A client that sent a POST's head and closed the connection: the body's read raised
+    ClientDisconnect through every handler, and the server logged 'Exception in ASGI application'
+    with a traceback on the terminal of `kgprofiles serve`. Now a 400 that no one reads."""
+    app = create_app(settings, seed_store)
+    sent: list[dict[str, object]] = []
+    headers = [(b"host", b"x"), (b"content-type", b"application/sparql-query"), (b"content-length", b"100")]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/sparql",
+        "raw_path": b"/sparql",
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))  # (raised ClientDisconnect before)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
 
 
 @pytest.mark.parametrize(

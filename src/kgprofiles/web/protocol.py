@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 
 import anyio
 import pyoxigraph as ox
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from kgprofiles.web.engine import Dataset
 
@@ -104,18 +104,22 @@ def _dataset(params: list[tuple[str, str]], kind: str) -> Dataset:
 
 async def _body(request: Request) -> bytes:
     """The request's body, read as it comes: refused once it passes ``MAX_BODY`` (a chunked body
-    says no length beforehand) or takes longer than ``BODY_TIMEOUT_S`` to arrive."""
+    says no length beforehand), takes longer than ``BODY_TIMEOUT_S`` to arrive or never arrives
+    (the client went away)."""
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_BODY:
         raise ProtocolError(413, _TOO_LARGE)
     chunks: list[bytes] = []
     size = 0
     with anyio.move_on_after(BODY_TIMEOUT_S) as waited:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                raise ProtocolError(413, _TOO_LARGE)
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise ProtocolError(413, _TOO_LARGE)
+                chunks.append(chunk)
+        except ClientDisconnect as exc:  # (no one reads the answer; the server logs no traceback)
+            raise ProtocolError(400, "the client closed the connection before the body arrived") from exc
     if waited.cancelled_caught:
         raise ProtocolError(408, f"the body did not arrive within {BODY_TIMEOUT_S:.0f} s")
     return b"".join(chunks)
