@@ -348,3 +348,25 @@ def test_serve_refuses_a_query_timeout_that_is_no_budget(timeout: str) -> None:
     )
     assert done.exit_code == 2, done.output
     assert "--query-timeout must be a number of seconds above 0 and at most 86,400" in done.output
+
+
+@pytest.mark.parametrize(
+    ("address", "says"),
+    [
+        (["--host", "evil..example"], "cannot listen on evil..example:8000: not a host name"),
+        (["--host", "a" * 64 + ".example"], "not a host name"),
+        (["--port", "70000"], "70000 is not in the range 0<=x<=65535"),
+        (["--port", "-1"], "-1 is not in the range 0<=x<=65535"),
+    ],
+    ids=["empty-label", "overlong-label", "past-65535", "negative"],
+)
+def test_serve_refuses_an_address_it_cannot_listen_on(address: list[str], says: str) -> None:
+    """``--host evil..example`` was 'internal error: UnicodeError' (exit 70); ``--port 70000``
+    listened on port 4464 (70000 - 65536) while it said it served at :70000."""
+    from typer.testing import CliRunner
+
+    from kgprofiles.cli import app
+
+    done = CliRunner().invoke(app, ["--project", str(ROOT), "serve", "--store", "memory:", *address])
+    assert done.exit_code == 2 and says in " ".join(done.output.split()), done.output
+    assert "internal error" not in done.output

@@ -39,6 +39,8 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind(address)
     except OSError as exc:
         raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", "choose another --port") from exc
+    except UnicodeError as exc:  # (a name IDNA cannot encode: an empty or overlong label)
+        raise InputError(f"cannot listen on {host}:{port}: not a host name", "give an address or a host name") from exc
     sock.listen(2048)
     sock.set_inheritable(True)
     return sock
@@ -61,7 +63,7 @@ def url_of(host: str, port: int) -> str:
 def serve(
     ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Address to listen on (default: this machine only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=0, max=65535)] = 8000,
     store: Annotated[
         str | None, typer.Option("--store", help="Store directory, or memory: (default .kgprofiles/store).")
     ] = None,
