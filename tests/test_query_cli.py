@@ -76,6 +76,12 @@ def test_an_unknown_param_is_a_clear_error(store: str) -> None:
     assert code == 2 and "has no parameter organisation" in out and "its parameters: org" in out
 
 
+def test_a_param_given_twice_is_a_clear_error(store: str) -> None:
+    """``--param org=pytorch --param org=meta`` ran with the last value alone (exit 0)."""
+    code, out = kg(store, "query", "org-members", "--param", "org=pytorch", "--param", "org=meta")
+    assert code == 2 and "--param org is given more than once" in out, out
+
+
 def test_profile_related_org_topic_people_commands(store: str) -> None:
     code, out = kg(store, "profile", "Horace He")
     assert code == 0 and out.startswith("Horace He\n\nPyTorch and compilers\n")

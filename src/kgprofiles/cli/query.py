@@ -78,6 +78,8 @@ def _run(
         name, eq, value = item.partition("=")
         if not eq:
             raise InputError(f"--param {item!r} is not NAME=VALUE")
+        if name in values:  # (one value a parameter: which of the two was meant?)
+            raise InputError(f"--param {name} is given more than once", "give each parameter one value")
         values[name] = value
     if expression is not None:
         named = NamedQuery("-e", "", (), expression, Path("-e"))
