@@ -4,6 +4,8 @@ from the error, and nothing else reaches the client."""
 from __future__ import annotations
 
 import httpx
+import pytest
+from starlette.testclient import TestClient
 
 from kgprofiles.config import Settings
 from kgprofiles.errors import Forbidden, InputError, LimitHit, QueryError, RemoteError, StoreError
@@ -37,3 +39,18 @@ def test_a_store_that_fails_under_the_server_gives_503_with_the_message_not_a_tr
         page = client.get("/id/person/chris-lattner", headers={"Accept": "text/html"})
         assert page.status_code == 503 and "is closed" in page.text and "Traceback" not in page.text
         assert page.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize(
+    "limit",
+    ["9" * 5000, "\uff11", "-1", "0", "1e3", ""],
+    ids=["5000-digits", "fullwidth-one", "negative", "zero", "exponent", "empty"],
+)
+def test_a_related_limit_that_is_no_whole_number_is_400_json(settings: Settings, seed_store, limit: str) -> None:
+    """``/api/person/{id}/related?limit=`` 5,000 nines: int() refused the digits (Python's limit on
+    long integer strings), a ValueError no handler knew, and the answer was a 500. A full-width
+    "１" passed str.isdigit() and was taken as 1."""
+    with TestClient(create_app(settings, seed_store)) as client:
+        answer = client.get("/api/person/horace-he/related", params={"limit": limit})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].startswith("limit must be a whole number, at least 1, not ")

@@ -25,10 +25,8 @@ def person(request: Request) -> Response:
 
 def related(request: Request) -> Response:
     views = site_of(request).views
-    limit_text = request.query_params.get("limit")
-    if limit_text is not None and not (limit_text.isdigit() and int(limit_text) > 0):
-        raise InputError(f"limit must be a positive whole number, not {limit_text!r}")
-    people = views.related(views.resolve_person(request.path_params["id"]), int(limit_text) if limit_text else None)
+    limit = _whole("limit", request, 0, 1) or None  # (0: not given, all of them)
+    people = views.related(views.resolve_person(request.path_params["id"]), limit)
     return Response(json_view.related(people), media_type=JSON)
 
 
