@@ -98,7 +98,9 @@ def build(
 ) -> None:
     """Build the graph: parse data/ (one named graph per file), validate it with SHACL, add the
     OWL RL closure in its own graph, and store it, atomically: on any error the previous store
-    stays exactly as it was. Exit 1 on a violation, 2 on unreadable input, 3 when the store is busy.
+    stays exactly as it was. Exit 1 on a violation, 2 on unreadable input (a directory without
+    .ttl or .nt files among it: a store is never replaced by an empty graph), 3 when the store is
+    busy.
 
     Validation and inference take fast paths that give exactly pyshacl's results and owlrl's triples.
 
