@@ -242,6 +242,8 @@ def test_a_one_shot_worker_forked_from_a_single_threaded_process_keeps_every_lim
         check=False,
     )
     assert run.returncode == 0, run.stderr
+    # the engine's "memory allocation of … bytes failed" and backtrace header stay in the worker
+    assert run.stderr == "", run.stderr
     seen = json.loads(run.stdout)
     assert seen["how"] == "fork" and seen["isolation"] == isolation
     assert seen["ask"] is True and seen["after"] is True

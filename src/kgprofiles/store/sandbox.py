@@ -62,9 +62,9 @@ from kgprofiles.scratch import make_scratch_dir
 from kgprofiles.store.base import QueryResult, SelectResult, Store, Term, solution_rows
 from kgprofiles.store.binding import SparqlText
 from kgprofiles.store.guard import MAX_DEPTH, names_dataset
-from kgprofiles.store.oxigraph import OxigraphStore
+from kgprofiles.store.oxigraph import OxigraphStore, prefixes_in
 from kgprofiles.store.solutions import media_format, write_capped
-from kgprofiles.vocab import PREFIXES, ids, use_base_iri
+from kgprofiles.vocab import ids, use_base_iri
 
 DEFAULT_WORKERS = 2
 DEFAULT_QUEUE = 8
@@ -159,7 +159,7 @@ def memory_limit_hit(memory_mb: int | None, how: str) -> LimitHit:
 def execute(store: ox.Store, job: QueryJob) -> Answer:
     """The job's answer from ``store``; raises what pyoxigraph raises, or LimitHit (rows)."""
     use_base_iri(job.project_base)
-    options: dict[str, Any] = {"base_iri": job.base_iri, "prefixes": PREFIXES}
+    options: dict[str, Any] = {"base_iri": job.base_iri, "prefixes": prefixes_in(job.sparql.original)}
     if job.default_graphs or job.named_graphs:
         options["default_graph"] = [ox.NamedNode(g) for g in job.default_graphs]
         options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
@@ -360,10 +360,22 @@ def isolate_network() -> str | None:
     return None
 
 
+def _quiet_stderr() -> None:
+    """Nothing the worker writes reaches the terminal of the server or of ``kgprofiles query``: a
+    query over the memory cap makes the engine print "memory allocation of … bytes failed" and a
+    backtrace header before it aborts, while the caller already says what happened (its death:
+    "memory limit hit"). Every answer and error travels back through the pipe."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+
 def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
     """A worker's life: isolate, cap, say ready, then answer jobs until the pool hangs up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C on the server is the server's to handle
     die_with_parent()  # gone with the forkserver (or the server that forked it), gone with us
+    _quiet_stderr()  # (before the new user namespace: in it, /dev/null cannot be opened)
     problem = isolate_network() if isolate else "the pool was asked not to isolate its workers"
     if memory_mb:
         with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to cap
