@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
+from kgprofiles.errors import InputError
 from kgprofiles.ingest import parse_file
 
 HEAD = "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n@prefix ex: <http://example.org/> .\n"
@@ -94,3 +96,20 @@ def test_a_statement_start_wins_and_an_indented_subject_takes_its_first_mention(
         "http://example.org/b": 5,
         "http://example.org/c": 6,
     }
+
+
+def test_a_byte_order_mark_is_passed_over_and_lines_are_the_files(tmp_path: Path) -> None:
+    """Some editors begin a UTF-8 file with a byte-order mark: the same triples and lines as
+    without it, and an error further down still at its own line."""
+    text = HEAD + f'<{PERSON}> a kgp:Person ;\n  kgp:name "Marked Example" .\n'
+    (tmp_path / "plain.ttl").write_text(text, encoding="utf-8")
+    (tmp_path / "marked.ttl").write_text(text, encoding="utf-8-sig")
+    assert (tmp_path / "marked.ttl").read_bytes().startswith(b"\xef\xbb\xbf")
+
+    plain, marked = parse_file(tmp_path / "plain.ttl", tmp_path), parse_file(tmp_path / "marked.ttl", tmp_path)
+
+    assert set(marked.triples) == set(plain.triples) and len(marked.triples) == 2
+    assert marked.subject_lines == plain.subject_lines == {PERSON: 3}
+    (tmp_path / "broken.ttl").write_text(text + "<oops\n", encoding="utf-8-sig")
+    with pytest.raises(InputError, match=r"broken\.ttl:5"):
+        parse_file(tmp_path / "broken.ttl", tmp_path)

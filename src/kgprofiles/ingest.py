@@ -7,6 +7,7 @@ than ``max_literal_bytes`` (UTF-8; ``[kgprofiles.limits]``, default 1 MB; see ``
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -110,12 +111,14 @@ def parse_file(
     path: Path, root: Path, data_dir: Path | None = None, max_literal_bytes: int = MAX_LITERAL_BYTES
 ) -> SourceFile:
     """Parse one file; a syntax error, a relative IRI (without ``@base`` in the file) and a
-    literal of more than ``max_literal_bytes`` become an InputError with ``file:line``."""
+    literal of more than ``max_literal_bytes`` become an InputError with ``file:line``. A UTF-8
+    byte-order mark at the start is passed over."""
     display = display_path(path, root)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror}") from exc
+    data = data.removeprefix(codecs.BOM_UTF8)  # (some editors begin UTF-8 with one; the parser refused it)
     graph = graph_name(path, data_dir)
     try:
         parser = rdf_syntax.parse(data, format=RDF_SUFFIXES[path.suffix])
