@@ -170,6 +170,21 @@ def test_credentials_never_show(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="may not hold credentials") as in_url:
         RemoteStore(f"http://kg:{secret}@h/sparql")
     assert secret not in str(in_url.value)
+    with pytest.raises(InputError, match="cannot be read") as unreadable:  # (nor quoted)
+        RemoteStore(f"http://kg:{secret}@[::1/sparql")
+    assert secret not in str(unreadable.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "file:///etc/passwd", "ftp://h/sparql", "http:///sparql", "h/sparql"]
+)
+def test_an_endpoint_that_is_not_an_http_url_is_refused_at_once(url: str) -> None:
+    """Said when the store is opened (``serve --endpoint`` would otherwise start and fail on every
+    page), not at the first query."""
+    with pytest.raises(InputError, match="not an http:// or https:// endpoint URL"):
+        RemoteStore(url)
+    with pytest.raises(InputError, match="not an http:// or https:// endpoint URL"):
+        RemoteStore("http://h/sparql", update_endpoint=url)
 
 
 def test_kgprofiles_toml_names_the_kind_and_a_credentials_file_never_a_password(tmp_path: Path) -> None:

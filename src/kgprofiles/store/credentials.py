@@ -69,11 +69,22 @@ def credentials_from(file: str | Path | None = None, environ: dict[str, str] | N
     return Credentials(user, password, str(path))
 
 
+ENDPOINT_HINT = "give the SPARQL server's URL, e.g. http://127.0.0.1:7878/query"
+
+
 def check_endpoint_url(url: str) -> None:
-    """Refuse an endpoint URL with a user or password in it (the message does not repeat it)."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is not None or parts.password is not None:
+    """Refuse an endpoint URL that is not http(s)://host… (said at once, not at the first query of
+    a server already started), or with a user or password in it (the message does not repeat it)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        credentials = parts.username is not None or parts.password is not None
+        host = parts.hostname
+    except ValueError:  # (an unclosed "[" of an IPv6 address, a port that is no number)
+        raise InputError("an endpoint URL that cannot be read", ENDPOINT_HINT) from None
+    if credentials:
         raise InputError("an endpoint URL may not hold credentials", NEEDED_HINT)
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        raise InputError(f"not an http:// or https:// endpoint URL: {url!r}", ENDPOINT_HINT)
 
 
 class PreemptiveDigest(urllib.request.HTTPDigestAuthHandler):
