@@ -285,6 +285,16 @@ def test_a_missing_path_exits_2(cli: Run) -> None:
     assert result.stderr.splitlines()[0] == "kgprofiles: input error: no/such/file.ttl: no such file or directory"
 
 
+def test_a_loop_of_symbolic_links_is_named_so(cli: Run, tmp_path: Path) -> None:
+    (tmp_path / "a.ttl").symlink_to(tmp_path / "b.ttl")
+    (tmp_path / "b.ttl").symlink_to(tmp_path / "a.ttl")
+
+    result = cli("validate", str(tmp_path / "a.ttl"))
+
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == f"kgprofiles: input error: {tmp_path / 'a.ttl'}: a loop of symbolic links"
+
+
 def test_a_file_that_is_not_rdf_exits_2(cli: Run) -> None:
     result = cli("validate", f"{BROKEN}/notes.txt")
 

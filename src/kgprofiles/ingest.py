@@ -8,6 +8,7 @@ than ``max_literal_bytes`` (UTF-8; ``[kgprofiles.limits]``, default 1 MB; see ``
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
@@ -88,8 +89,17 @@ def collect_files(paths: Iterable[Path], *, empty_dirs: bool = False) -> list[Pa
                 raise InputError(f"{path}: not an RDF file", "name .ttl or .nt files, or a directory")
             found.add(path)
         else:
-            raise InputError(f"{path}: no such file or directory")
+            raise InputError(f"{path}: {_why_missing(path)}")
     return sorted(found)
+
+
+def _why_missing(path: Path) -> str:
+    """Why ``path`` is neither a file nor a directory, in words."""
+    try:
+        path.stat()
+    except OSError as exc:
+        return "a loop of symbolic links" if exc.errno == errno.ELOOP else (exc.strerror or "cannot be read").lower()
+    return "neither a file nor a directory"
 
 
 def graph_name(path: Path, data_dir: Path | None) -> str:
