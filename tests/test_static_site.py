@@ -373,6 +373,44 @@ def test_the_output_directory(seed_store, settings: Settings, tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "site"]  # nothing left beside it
 
 
+def test_a_second_build_of_a_directory_waits_for_the_first(seed_store, settings: Settings, tmp_path: Path) -> None:
+    """Two builds of one directory at once: the second waits, then replaces the first's site (it
+    used to fail to publish, "Directory not empty", and leave its whole build beside the site)."""
+    import threading
+
+    from kgprofiles.store.generations import writer_lock
+
+    output, said, done = tmp_path / "site", list[str](), threading.Event()
+    with writer_lock(output, command="kgprofiles site build", lock=static_site._site_lock(output)):
+        second = threading.Thread(
+            target=lambda: (build_site(settings, seed_store, output, on_wait=said.append), done.set())
+        )
+        second.start()
+        time.sleep(0.5)
+        assert not done.is_set() and not output.exists()  # waiting, nothing written yet
+    second.join(timeout=60)
+    assert done.is_set() and (output / MARKER).is_file()
+    assert said == [f"waiting for `kgprofiles site build` (pid {os.getpid()}) to finish writing {output}…"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no lock file, no build left beside it
+
+
+def test_a_site_that_cannot_be_published_leaves_its_build_nowhere(
+    seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = tmp_path / "site"
+    build_site(settings, seed_store, output)
+    before = files_of(output)
+
+    def refused(self: Path, target: Path) -> Path:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "rename", refused)
+    with pytest.raises(PermissionError):
+        build_site(settings, seed_store, output)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"] and files_of(output) == before
+
+
 def test_the_site_build_command(tmp_path: Path, seed_store_dir: Path) -> None:
     store = str(seed_store_dir)
     runner = CliRunner()

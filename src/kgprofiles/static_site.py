@@ -39,12 +39,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import multiprocessing
 import os
 import re
 import shutil
 import signal
+import tempfile
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
@@ -69,6 +71,7 @@ from kgprofiles.scratch import scratch_dir
 from kgprofiles.search import COLUMNS, KIND_ORDER, Document, documents, index_path, indexed_documents
 from kgprofiles.store import rdf_syntax
 from kgprofiles.store.base import Store
+from kgprofiles.store.generations import writer_lock
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.vocab import ids
 from kgprofiles.web import downloads
@@ -716,16 +719,34 @@ def build_site(
     progress: Progress | None = None,
     jobs: int = 1,
     data_forms: Collection[str] = tuple(DATA_FORMS.values()),
+    on_wait: Callable[[str], None] | None = None,
 ) -> SiteReport:
     """Write the static site of ``store`` into ``output`` (see the module's docstring), its pages
     rendered by ``jobs`` processes where the store is an embedded one on disk (``can_fork``);
-    ``data_forms``: the formats written beside each page (and linked from it), of ``DATA_FORMS``."""
+    ``data_forms``: the formats written beside each page (and linked from it), of ``DATA_FORMS``.
+    Another build writing ``output``: wait for it (telling ``on_wait`` who it is)."""
     forms = chosen_forms(data_forms)
     output = output.absolute()
-    existing = output.is_dir() and any(output.iterdir())
-    previous = existing and (output / MARKER).is_file()
     if output.exists() and not output.is_dir():
         raise InputError(f"{output} is a file, not a directory", "give --output a directory")
+    # One build a directory at a time: a second waits (two at once had the second fail to
+    # publish, "Directory not empty", its whole build left beside the site)
+    with writer_lock(output, command="kgprofiles site build", on_wait=on_wait, lock=_site_lock(output)):
+        return _build_into(settings, store, output, force, progress or Silent(), max(1, jobs), forms)
+
+
+def _site_lock(output: Path) -> Path:
+    """The lock file of a site's directory: in the temporary directory, not beside the site
+    (where it would be left in the user's project), one per user and resolved path."""
+    digest = hashlib.sha256(str(output.resolve()).encode("utf-8")).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / f"kgprofiles-site-{os.getuid()}-{digest}.lock"
+
+
+def _build_into(
+    settings: Settings, store: Store, output: Path, force: bool, progress: Progress, jobs: int, forms: dict[str, str]
+) -> SiteReport:
+    existing = output.is_dir() and any(output.iterdir())
+    previous = existing and (output / MARKER).is_file()
     if existing and not previous and not force:
         raise InputError(
             f"{output} is not empty, and is not a site `kgprofiles site build` wrote",
@@ -738,19 +759,19 @@ def build_site(
     target.mkdir(parents=True, exist_ok=True)
     out = _Writer(target)
     try:
-        pages, missing = _Builder(settings, store, out, progress or Silent(), max(1, jobs), forms).build()
+        pages, missing = _Builder(settings, store, out, progress, jobs, forms).build()
         out.write(MARKER, MARKER_TEXT)
+        if previous:
+            old = output.with_name(f".{output.name}.old-{os.getpid()}")
+            output.rename(old)
+            target.rename(output)
+            shutil.rmtree(old, ignore_errors=True)
+        elif not in_place:
+            if output.is_dir():
+                output.rmdir()  # empty
+            target.rename(output)
     except BaseException:
-        if not in_place:  # an interrupted or failed build leaves nothing (or the previous site)
+        if not in_place and target.is_dir():  # an interrupted or failed build leaves nothing (or the previous site)
             shutil.rmtree(target, ignore_errors=True)
         raise
-    if previous:
-        old = output.with_name(f".{output.name}.old-{os.getpid()}")
-        output.rename(old)
-        target.rename(output)
-        shutil.rmtree(old, ignore_errors=True)
-    elif not in_place:
-        if output.is_dir():
-            output.rmdir()  # empty
-        target.rename(output)
     return SiteReport(output, pages, out.files, out.bytes, missing)

@@ -63,7 +63,14 @@ def build(
     try:
         with report_progress("site", quiet) as progress:
             report = build_site(
-                settings, target, output, force=force, progress=progress, jobs=jobs or default_jobs(), data_forms=chosen
+                settings,
+                target,
+                output,
+                force=force,
+                progress=progress,
+                jobs=jobs or default_jobs(),
+                data_forms=chosen,
+                on_wait=lambda message: typer.echo(message, err=True),
             )
     finally:
         target.close()

@@ -115,11 +115,14 @@ def writer_lock(
     command: str = "kgprofiles",
     wait: bool = True,
     on_wait: Callable[[str], None] | None = None,
+    lock: Path | None = None,
 ) -> Iterator[None]:
     """Hold the store's writer lock for the block. Another writer holding it: wait (telling
-    ``on_wait`` who holds it), or, with ``wait=False``, raise StoreBusy at once."""
-    store_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path(store_path), os.O_RDWR | os.O_CREAT, 0o644)
+    ``on_wait`` who holds it), or, with ``wait=False``, raise StoreBusy at once. ``lock``: the
+    lock file, if not the one beside ``store_path`` (``lock_path``)."""
+    lock = lock or lock_path(store_path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
