@@ -394,6 +394,22 @@ def test_a_second_build_of_a_directory_waits_for_the_first(seed_store, settings:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no lock file, no build left beside it
 
 
+def test_what_a_build_killed_outright_left_beside_the_site_is_removed(
+    seed_store, settings: Settings, tmp_path: Path
+) -> None:
+    """A build killed outright (SIGKILL, a power cut) leaves its half-written site beside the
+    output (16.8 GB at 100,000 people); the next build of that directory removes it, and nothing
+    else beside it."""
+    output = tmp_path / "site"
+    for left in (".site.building-999999", ".site.old-999998"):
+        (tmp_path / left / "id").mkdir(parents=True)
+        (tmp_path / left / "id" / "page.html").write_text("half")
+    (tmp_path / ".other.building-1").mkdir()  # another site's: not this build's to remove
+    (tmp_path / ".site.old-backup").mkdir()  # not a build's (no pid): the user's
+    build_site(settings, seed_store, output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.building-1", ".site.old-backup", "site"]
+
+
 def test_a_site_that_cannot_be_published_leaves_its_build_nowhere(
     seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

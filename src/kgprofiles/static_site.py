@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import glob
 import hashlib
 import json
 import multiprocessing
@@ -735,6 +736,14 @@ def build_site(
         return _build_into(settings, store, output, force, progress or Silent(), max(1, jobs), forms)
 
 
+def _left_behind(output: Path) -> list[Path]:
+    """The directories a build of ``output`` writes beside it (the new site, the old one while
+    they swap) that a killed build left: gigabytes each at 100,000 people."""
+    name = glob.escape(output.name)
+    found = (p for kind in ("building", "old") for p in output.parent.glob(f".{name}.{kind}-*"))
+    return sorted(p for p in found if p.name.rsplit("-", 1)[1].isdigit() and p.is_dir())  # (-PID: ours only)
+
+
 def _site_lock(output: Path) -> Path:
     """The lock file of a site's directory: in the temporary directory, not beside the site
     (where it would be left in the user's project), one per user and resolved path."""
@@ -754,8 +763,8 @@ def _build_into(
         )
     in_place = existing and not previous  # --force into a directory of other files: written into
     target = output if in_place else output.with_name(f".{output.name}.building-{os.getpid()}")
-    if not in_place:
-        shutil.rmtree(target, ignore_errors=True)
+    for left in _left_behind(output):  # (by a build killed outright: the lock says none runs)
+        shutil.rmtree(left, ignore_errors=True)
     target.mkdir(parents=True, exist_ok=True)
     out = _Writer(target)
     try:
