@@ -748,7 +748,7 @@ def _site_lock(output: Path) -> Path:
     """The lock file of a site's directory: in the temporary directory, not beside the site
     (where it would be left in the user's project), one per user and resolved path."""
     digest = hashlib.sha256(str(output.resolve()).encode("utf-8")).hexdigest()[:24]
-    return Path(tempfile.gettempdir()) / f"kgprofiles-site-{os.getuid()}-{digest}.lock"
+    return Path(tempfile.gettempdir()) / f"kgprofiles-site-lock.{os.getuid()}.{digest}"  # (no scratch name: a file)
 
 
 def _build_into(
