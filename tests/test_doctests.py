@@ -10,6 +10,7 @@ import pytest
 DOCUMENTED = [
     "kgprofiles",
     "kgprofiles.api",
+    "kgprofiles.atomic_files",
     "kgprofiles.profile_shelf",
     "kgprofiles.profiles",
     "kgprofiles.rdflib_speedups",

@@ -112,6 +112,28 @@ def test_related_for_everyone_writes_one_json_line_per_person(store: str, tmp_pa
     assert code == 0 and horace["related"] == json.loads(alone)
 
 
+def test_related_for_everyone_stopped_midway_keeps_the_previous_file(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the lines are written: the file an earlier run wrote is still whole (the new
+    one is written beside it and put in its place at the end), and nothing is left beside it."""
+    from kgprofiles.related_index import RelatedIndex
+
+    target = tmp_path / "related.jsonl"
+    assert kg(store, "related", "--all", "--limit", "2", "--out", str(target), "--quiet")[0] == 0
+    before = target.read_bytes()
+    ranked = RelatedIndex.related
+
+    def interrupted(self: RelatedIndex, person: str, limit: int | None = None) -> object:
+        if person.endswith("horace-he"):
+            raise KeyboardInterrupt
+        return ranked(self, person, limit)
+
+    monkeypatch.setattr(RelatedIndex, "related", interrupted)
+    assert kg(store, "related", "--all", "--limit", "3", "--out", str(target), "--quiet")[0] != 0
+    assert target.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["related.jsonl"]
+
+
 def test_related_needs_a_person_or_all(store: str) -> None:
     code, out = kg(store, "related")
     assert code == 2 and "give a PERSON, or --all for everyone" in out

@@ -4,13 +4,13 @@ graph or one profile, in ttl, nt, nq or jsonld)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kgprofiles.atomic_files import written_whole
 from kgprofiles.cli.options import EndpointOption, ServerKindOption, StoreOption, open_reader, store_settings
 from kgprofiles.errors import InputError
 
@@ -212,12 +212,8 @@ def export(
     target = open_reader(settings)
     try:
         if person is None and out is not None:  # streamed into a file beside it, then renamed
-            written = out.with_name(f".{out.name}.part-{os.getpid()}")
-            try:
+            with written_whole(out) as written:
                 export_store_to(target, output, written, jsonld_max_quads=settings.limits.jsonld_max_quads)
-                written.replace(out)
-            finally:
-                written.unlink(missing_ok=True)
             typer.echo(f"wrote {out.stat().st_size} bytes to {out}", err=True)
             return
         if person is None:  # streamed to standard output
@@ -231,5 +227,6 @@ def export(
     if out is None:
         sys.stdout.buffer.write(data)
     else:
-        out.write_bytes(data)
+        with written_whole(out) as written:
+            written.write_bytes(data)
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
+from kgprofiles.atomic_files import written_whole
 from kgprofiles.cli.options import (
     EndpointOption,
     QuietOption,
@@ -145,7 +146,11 @@ def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: boo
         index = views.related_index(progress.advance)
         people = index.people
         progress.stage("rank", len(people))
-        with out.open("w", encoding="utf-8") if out else nullcontext(sys.stdout) as sink:
+        with ExitStack() as stack:
+            # (into a file beside --output, put in its place at the end: a previous one kept till then)
+            sink: TextIO = sys.stdout
+            if out:
+                sink = stack.enter_context(stack.enter_context(written_whole(out)).open("w", encoding="utf-8"))
             for iri in people:
                 line = {
                     "person": iri,

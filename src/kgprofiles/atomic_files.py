@@ -1,0 +1,39 @@
+"""Output files written whole: a command's ``--output`` file is written beside its place and put
+there once complete, so that Ctrl-C, a kill or an error midway leaves the previous file (or none),
+never half of a new one.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as d:
+...     path = Path(d) / "out.txt"
+...     _ = path.write_text("previous")
+...     try:
+...         with written_whole(path) as part:
+...             _ = part.write_text("half")
+...             raise KeyboardInterrupt
+...     except KeyboardInterrupt:
+...         pass
+...     kept = path.read_text()
+...     with written_whole(path) as part:
+...         _ = part.write_text("new")
+...     (kept, path.read_text(), sorted(p.name for p in Path(d).iterdir()))
+('previous', 'new', ['out.txt'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def written_whole(path: Path) -> Iterator[Path]:
+    """A file beside ``path`` for the block to write, moved into its place when the block ends
+    without an error; removed otherwise."""
+    part = path.with_name(f".{path.name}.part-{os.getpid()}")
+    try:
+        yield part
+        part.replace(path)
+    finally:
+        part.unlink(missing_ok=True)
