@@ -240,6 +240,7 @@ def import_wikidata(
     dates, works, fields of work, and one source per Wikidata reference plus the item itself.
     Then validate it: exit 0 when the draft validates, 1 when `validate` lists what the curator
     must add (printed), 4 when Wikidata cannot be asked."""
+    from kgprofiles.atomic_files import written_whole
     from kgprofiles.link.importer import default_path, import_person
 
     with _session(ctx, data, endpoint, no_cache) as (settings, local, wikidata):
@@ -248,7 +249,8 @@ def import_wikidata(
         if target.exists() and not force:
             raise InputError(f"{target} exists; nothing was written", "give --output PATH, or --force")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(draft.text, encoding="utf-8")
+        with written_whole(target) as part:  # (with --force, the file it replaces stays whole till then)
+            part.write_text(draft.text, encoding="utf-8")
         shown = _display(target, settings.root)
         typer.echo(
             f"wrote {shown}: {draft.person} from {draft.qid}, {len(draft.sources)} source(s) "
