@@ -3,6 +3,7 @@ project. Run as a user runs them, from the project's directory."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -142,6 +143,8 @@ def test_a_project_mints_and_resolves_its_iris_under_its_own_base(
         'https://example.org/"><script>/',  # characters an IRI may not hold
         "javascript:alert(1)//",
         "https://w3id.org/kgprofiles/",  # kgprofiles' own namespaces
+        "https://example.org/x\x7f/",  # a control character (DEL): no IRI holds it, nor a TOML string
+        "https://example.org/x\x85/",  # a C1 control character
     ],
 )
 def test_a_base_iri_that_cannot_be_one_is_refused_with_the_reason(
@@ -151,6 +154,21 @@ def test_a_base_iri_that_cannot_be_one_is_refused_with_the_reason(
     code, out = kg("init", "--base-iri", base)
     assert code == 2 and "--base-iri" in out and "Traceback" not in out
     assert not (tmp_path / "kgprofiles.toml").exists()
+
+
+def test_a_title_with_any_control_character_is_written_as_toml_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DEL (U+007F) is a control character TOML does not allow in a string: written as it was, the
+    project's own kgprofiles.toml could not be read ("Illegal character '\\x7f'")."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KGPROFILES_PROJECT", raising=False)
+    title = 'a\x7fb\x01c\x9fd"""\\e\n'
+    code, out = kg("init", "--name", title)
+    assert code == 0, out
+    assert tomllib.loads((tmp_path / "kgprofiles.toml").read_text(encoding="utf-8"))["kgprofiles"]["title"] == title
+    code, out = kg("validate")
+    assert code == 0, out
 
 
 def test_a_hand_edited_base_iri_is_refused_with_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ def _prefixes(space: IdSpace) -> dict[str, str]:
     return {"kgp": KGP_NS, **{kind: space.namespace(kind) for kind in kinds}}
 
 
-EXAMPLE_PERSON = '''# EXAMPLE — written by `kgprofiles init` to show the shape of a profile. It is not a real person:
+EXAMPLE_PERSON = """# EXAMPLE — written by `kgprofiles init` to show the shape of a profile. It is not a real person:
 # delete this file (or replace it) once you have written your own people.
 {prefixes}
 
@@ -48,7 +48,7 @@ organization:example-organization a kgp:Organization ;
 source:example-page a kgp:Source ;
     kgp:title "An example page" ;
     kgp:url <https://example.org/> .
-'''
+"""
 
 
 def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
@@ -98,7 +98,8 @@ def placeholder_base_iri(directory: Path) -> str:
 
 def _toml_string(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = "".join(c if c >= " " else f"\\u{ord(c):04x}" for c in escaped)
+    # every control character TOML does not allow in a string as an escape: C0, DEL and C1
+    escaped = "".join(f"\\u{ord(c):04x}" if c < " " or "\x7f" <= c <= "\x9f" else c for c in escaped)
     return f'"{escaped}"'
 
 
@@ -154,8 +155,7 @@ def new_entity(
         *_prefix_lines(prefixes),
         "",
         f"{kind}:{slug} a {rdf_type} ;",
-        f"    kgp:name {turtle_term(ox.Literal(name), prefixes)}"
-        + (" ;" if source_url else " ."),
+        f"    kgp:name {turtle_term(ox.Literal(name), prefixes)}" + (" ;" if source_url else " ."),
     ]
     if source_url:
         source = ox.NamedNode(f"{space.namespace('source')}{slug}-source")

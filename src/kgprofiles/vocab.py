@@ -202,8 +202,11 @@ _RESERVED = (KGP_NS, KGS_NS, GRAPH, GENID)
 def check_base_iri(base: str) -> str:
     """``base`` if it can be a project's base IRI: absolute, http(s) or urn, ending in ``/``, ``#``
     or ``:``, with no characters an IRI may not hold, and outside kgprofiles' own namespaces."""
-    if not re.fullmatch(r"(https?://[^/\x00-\x20<>\"{}|\\^`]+/|urn:[a-z0-9][a-z0-9-]*:)[^\x00-\x20<>\"{}|\\^`]*", base):
-        raise ValueError(f"{base!r} is not an absolute http(s) or urn IRI without spaces or <>\"{{}}|\\^`")
+    banned = r"\x00-\x20\x7f-\x9f<>\"{}|\\^`"  # spaces, control characters (C0, DEL, C1) and delimiters
+    if not re.fullmatch(rf"(https?://[^/{banned}]+/|urn:[a-z0-9][a-z0-9-]*:)[^{banned}]*", base):
+        raise ValueError(
+            f'{base!r} is not an absolute http(s) or urn IRI without spaces, control characters or <>"{{}}|\\^`'
+        )
     if not base.endswith(("/", "#", ":")):
         raise ValueError(f"{base!r} must end with '/', '#' or ':' (IRIs are made by appending 'person/<slug>')")
     if any(base.startswith(ns) or ns.startswith(base) for ns in _RESERVED):
