@@ -94,3 +94,43 @@ def test_a_reader_that_stops_early_ends_the_export_quietly(seed_store_dir) -> No
         process.stdout.close()  # the reader goes away with most of 200 KB unread
         errors = process.stderr.read().decode()
     assert first.startswith(b"<") and errors == "" and process.returncode in (0, 141)
+
+
+def test_the_export_commands_refusals_are_clear_and_write_nothing(
+    seed_store_dir, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person who is not in the graph is an error (it printed nothing and said it was done); an
+    output that cannot be written is named, without an internal error (``-o /`` raised
+    ValueError, ``-o missing/x.ttl`` a FileNotFoundError the boundary took for a bug); and the
+    project's data directory is never an output (an export there replaced a data file, and would
+    be loaded, inferred triples and all, by the next build)."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from kgprofiles.cli import app
+
+    data = tmp_path / "data"
+    (data / "people").mkdir(parents=True)
+    mine = data / "people" / "mine.ttl"
+    mine.write_text("# my only copy\n")
+    monkeypatch.setenv("KGPROFILES_DATA", str(data))
+    root = Path(__file__).resolve().parents[1]
+    runner = CliRunner()
+
+    def export(*args: str) -> tuple[int, str]:
+        result = runner.invoke(app, ["--project", str(root), "export", "--store", str(seed_store_dir), *args])
+        return result.exit_code, result.output
+
+    code, out = export("nobody-at-all")
+    assert code == 2 and "no person matches 'nobody-at-all'" in out
+    assert export("horace-he", "-f", "nt")[0] == 0  # (a slug, as before)
+    for args in (["-o", "/"], ["-o", str(tmp_path)], ["-o", str(tmp_path / "missing" / "x.ttl")]):
+        for person in ([], ["horace-he"]):
+            code, out = export(*person, *args)
+            assert code == 2 and "internal error" not in out and args[1] in out, (args, person, out)
+    for target in (mine, data / "all.nq"):
+        code, out = export("-f", "nq", "-o", str(target))
+        assert code == 2 and "data directory" in out
+    assert mine.read_text() == "# my only copy\n" and sorted(p.name for p in data.rglob("*")) == ["mine.ttl", "people"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]

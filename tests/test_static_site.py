@@ -427,6 +427,69 @@ def test_a_site_that_cannot_be_published_leaves_its_build_nowhere(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"] and files_of(output) == before
 
 
+def test_a_directory_written_into_with_force_keeps_its_files_on_the_next_build(
+    seed_store, settings: Settings, tmp_path: Path
+) -> None:
+    """--force writes into a directory of other files and leaves them: it is not made a site
+    (no marker), so the next build does not take it for a previous site and replace it whole
+    (deleting the other files: a build into data/ with --force, then one without, left the
+    project with no data)."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "todo.txt").write_text("mine")
+    build_site(settings, seed_store, mine, force=True, data_forms=())
+    assert not (mine / MARKER).exists()
+    with pytest.raises(InputError, match="is not empty, and is not a site"):
+        build_site(settings, seed_store, mine, data_forms=())
+    build_site(settings, seed_store, mine, force=True, data_forms=())
+    assert (mine / "todo.txt").read_text() == "mine" and (mine / "index.html").is_file()
+
+
+def test_the_projects_data_and_store_are_never_an_output(seed_store, settings: Settings, tmp_path: Path) -> None:
+    """Not even with --force: pages and whole-graph downloads written into data/ are data the
+    next build loads, and a site replaced whole there would take the data with it."""
+    data, store = tmp_path / "data", tmp_path / ".kgprofiles" / "store"
+    (data / "people").mkdir(parents=True)
+    (data / "people" / "a.ttl").write_text("# mine\n")
+    (tmp_path / ".kgprofiles" / "store.generations").mkdir(parents=True)
+    project = settings.with_overrides(data_dir=data, store=str(store))
+    for output in (data, data / "people", data / "site", store, tmp_path / ".kgprofiles" / "store.generations"):
+        with pytest.raises(InputError, match="the project's"):
+            build_site(project, seed_store, output, force=True, data_forms=())
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [
+        ".kgprofiles",
+        ".kgprofiles/store.generations",
+        "data",
+        "data/people",
+        "data/people/a.ttl",
+    ]
+
+
+def test_an_output_through_a_symbolic_link_or_dot_dot_is_the_directory_it_names(
+    seed_store, settings: Settings, tmp_path: Path
+) -> None:
+    """A link to the site (as a web server's document root often is) stays a link, and the site
+    it points to is the one replaced; a path through a directory that does not exist and back
+    (``new/..``) is its parent. Before, the link was replaced by a directory (the site it pointed
+    to left as it was, the old link left beside it), a link to an empty directory failed with a
+    whole site left beside it, and ``missing/..`` failed with one left in ``missing/``."""
+    real = tmp_path / "real"
+    build_site(settings, seed_store, real, data_forms=())
+    (real / "stale.html").write_text("stale")
+    link = tmp_path / "www"
+    link.symlink_to(real)
+    build_site(settings, seed_store, link, data_forms=())
+    assert link.is_symlink() and (real / MARKER).is_file() and not (real / "stale.html").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "to-empty").symlink_to(empty)
+    build_site(settings, seed_store, tmp_path / "to-empty", data_forms=())
+    assert (tmp_path / "to-empty").is_symlink() and (empty / MARKER).is_file()
+    with pytest.raises(InputError, match="is not empty"):
+        build_site(settings, seed_store, tmp_path / "missing" / "..", data_forms=())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "real", "to-empty", "www"]
+
+
 def test_the_site_build_command(tmp_path: Path, seed_store_dir: Path) -> None:
     store = str(seed_store_dir)
     runner = CliRunner()

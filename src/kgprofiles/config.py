@@ -28,6 +28,23 @@ def seconds(value: object, what: str) -> float:
     return float(value)
 
 
+def refuse_the_projects_own(settings: Settings, output: Path) -> None:
+    """An InputError when ``output`` (absolute, its links resolved) is the project's data directory
+    or store (with its generations), or inside one: never written by a site or an export, even
+    with --force (what is written into data/ is loaded by the next build, and a site replaced whole
+    there takes the data with it)."""
+    from kgprofiles.store.generations import generations_dir
+
+    own = [("data directory", settings.data_dir)]
+    if settings.endpoint is None and settings.store != MEMORY:
+        store = Path(settings.store)
+        own += [("store", store), ("store", generations_dir(store))]
+    for what, path in own:
+        where = path.resolve()
+        if output == where or where in output.parents:
+            raise InputError(f"{output} is the project's {what}, or inside it", "give --output a place of its own")
+
+
 def read_text(path: Path) -> str:
     """The text of a file a user wrote (kgprofiles.toml, a query): UTF-8, else an InputError that
     names the file, the line and the byte (never a UnicodeDecodeError, which reads as a bug)."""

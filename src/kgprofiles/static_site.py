@@ -26,7 +26,9 @@ Deterministic: the same store gives the same bytes (no dates, sorted indexes, th
 ordering), however many processes render the pages. The site is written beside the output
 directory and moved into place when complete: a previous site is replaced whole, an interrupted
 or failed build leaves the previous site (or nothing); any other non-empty directory is refused
-unless ``force``, and then written into (its other files are left alone).
+unless ``force``, and then written into (its other files are left alone, and it is not marked as
+a site: the next build would replace it whole). The project's data directory and store are never
+written into.
 
 Pages are rendered by ``jobs`` worker processes forked once the whole-graph results (the related
 index) are read, each over its own read-only handle of the store's generation; the main process
@@ -60,7 +62,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from kgprofiles.config import MEMORY, Settings
+from kgprofiles.config import MEMORY, Settings, refuse_the_projects_own
 from kgprofiles.errors import InputError, StoreError
 from kgprofiles.export import MEDIA_TYPES, NotRepresentable, export_store_to, in_order, serialize_triples, to_rdfxml
 from kgprofiles.killable import die_with_parent
@@ -727,7 +729,8 @@ def build_site(
     ``data_forms``: the formats written beside each page (and linked from it), of ``DATA_FORMS``.
     Another build writing ``output``: wait for it (telling ``on_wait`` who it is)."""
     forms = chosen_forms(data_forms)
-    output = output.absolute()
+    output = output.resolve()  # (a link to the site: the site it points to is the one replaced)
+    refuse_the_projects_own(settings, output)
     if output.exists() and not output.is_dir():
         raise InputError(f"{output} is a file, not a directory", "give --output a directory")
     # One build a directory at a time: a second waits (two at once had the second fail to
@@ -769,18 +772,28 @@ def _build_into(
     out = _Writer(target)
     try:
         pages, missing = _Builder(settings, store, out, progress, jobs, forms).build()
-        out.write(MARKER, MARKER_TEXT)
-        if previous:
-            old = output.with_name(f".{output.name}.old-{os.getpid()}")
-            output.rename(old)
-            target.rename(output)
-            shutil.rmtree(old, ignore_errors=True)
-        elif not in_place:
-            if output.is_dir():
-                output.rmdir()  # empty
-            target.rename(output)
+        if not in_place:  # (a directory of other files is not made a site: the next build replaces a site whole)
+            out.write(MARKER, MARKER_TEXT)
+            _publish(target, output, previous)
     except BaseException:
         if not in_place and target.is_dir():  # an interrupted or failed build leaves nothing (or the previous site)
             shutil.rmtree(target, ignore_errors=True)
         raise
     return SiteReport(output, pages, out.files, out.bytes, missing)
+
+
+def _publish(target: Path, output: Path, previous: bool) -> None:
+    """The site built in ``target`` moved to ``output``, in place of the previous site there."""
+    if previous:
+        old = output.with_name(f".{output.name}.old-{os.getpid()}")
+        output.rename(old)
+        try:
+            target.rename(output)
+        except BaseException:
+            old.rename(output)  # (the previous site back in its place)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        if output.is_dir():
+            output.rmdir()  # empty
+        target.rename(output)

@@ -192,7 +192,10 @@ def _cell(term: object) -> str:
 
 def export(
     ctx: typer.Context,
-    person: Annotated[str | None, typer.Argument(help="Only this person's profile (slug, CURIE, IRI).")] = None,
+    person: Annotated[
+        str | None,
+        typer.Argument(help="Only this person's profile (slug, CURIE, IRI, name or Wikidata Q-id, as for `profile`)."),
+    ] = None,
     output: Annotated[str, typer.Option("--format", "-f", help="ttl, nt, nq or jsonld.")] = "ttl",
     out: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     store: StoreOption = None,
@@ -201,14 +204,14 @@ def export(
 ) -> None:
     """Export the whole graph (N-Quads keep the named graphs) or one person's profile: the person,
     their claims and everything those cite. The same store always gives byte-identical output."""
-    import pyoxigraph as ox
-
     from kgprofiles.export import check_format, export_profile, export_store_to
-    from kgprofiles.queries import get_query, resolve_iri
-    from kgprofiles.vocab import ids
+    from kgprofiles.profiles import Views
+    from kgprofiles.queries import get_query
 
     settings = store_settings(ctx, store, endpoint, server_kind)
     check_format(output)
+    if out is not None:
+        _check_output(settings, out)
     target = open_reader(settings)
     try:
         if person is None and out is not None:  # streamed into a file beside it, then renamed
@@ -220,7 +223,7 @@ def export(
             export_store_to(target, output, sys.stdout.buffer, jsonld_max_quads=settings.limits.jsonld_max_quads)
             sys.stdout.buffer.flush()
             return
-        iri = ox.NamedNode(resolve_iri(person, ids().namespace("person")))
+        iri = Views(target, settings.queries_dir).resolve_person(person)  # (no such person: an InputError)
         data = export_profile(target, get_query(settings.queries_dir, "person-export"), iri, output)
     finally:
         target.close()
@@ -230,3 +233,16 @@ def export(
         with written_whole(out) as written:
             written.write_bytes(data)
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
+
+
+def _check_output(settings: Settings, out: Path) -> None:
+    """An export's --output: a file's path in a directory that exists, outside the project's data
+    and store; else an InputError that names it (before anything is read or written)."""
+    from kgprofiles.config import refuse_the_projects_own
+
+    where = out.resolve()
+    if where.is_dir():
+        raise InputError(f"--output {out} is a directory", "give the path of the file to write")
+    if not where.parent.is_dir():
+        raise InputError(f"--output {out}: no directory {out.parent}", "make the directory first, or give another path")
+    refuse_the_projects_own(settings, where)
