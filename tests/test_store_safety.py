@@ -547,3 +547,56 @@ def test_a_generation_still_open_in_this_process_is_never_published(project: Set
             writer.publish(fresh)
         del leaked
     assert dump(project.store) == before
+
+
+TWO_INT = '"2"^^<http://www.w3.org/2001/XMLSchema#integer>'
+
+
+def publish_tiny(store: Path, value: int) -> None:
+    """A generation of one quad published (no build: the store's mechanics alone)."""
+    with GenerationWriter(str(store)) as writer:
+        fresh = writer.fresh()
+        fresh.update(f"INSERT DATA {{ GRAPH <urn:g> {{ <urn:a> <urn:b> {value} }} }}")
+        writer.publish(fresh)
+
+
+def test_generations_moved_elsewhere_and_linked_back_keep_the_published_one(tmp_path: Path) -> None:
+    """store.generations as a link to another disk: the published generation was taken for an old
+    one (its path compared with the link's resolved target), so `store check` found none published
+    (exit 3), and `store gc`, and every build, removed the one just published: the store was gone."""
+    store = tmp_path / "project" / "store"
+    store.parent.mkdir()
+    elsewhere = tmp_path / "disk" / "generations"
+    elsewhere.mkdir(parents=True)
+    generations.generations_dir(store).symlink_to(elsewhere)
+    publish_tiny(store, 1)
+    publish_tiny(store, 2)  # (the first removed by its publishing: no reader holds it)
+    assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]
+    checked = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(store)])
+    assert checked.exit_code == 0 and checked.output.startswith("published "), checked.output
+    collected = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", str(store)])
+    assert collected.exit_code == 0 and "removed" not in collected.output, collected.output
+    assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]
+
+
+def test_a_stray_link_or_file_among_the_generations_is_left_and_never_followed(tmp_path: Path) -> None:
+    """A link to a directory elsewhere (or to nothing) and a file beside the generations: gc
+    removed the link's name and then failed on it, "cannot remove …: Cannot call rmtree on a
+    symbolic link", on every gc and every build after it; what it points to is never touched."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    outside = tmp_path / "outside"
+    (outside / "keep").mkdir(parents=True)
+    (outside / "keep" / "f").write_text("mine")
+    base = generations.generations_dir(store)
+    (base / "linked").symlink_to(outside)
+    (base / "dangling").symlink_to(tmp_path / "nothing")
+    (base / "notes.txt").write_text("mine")
+    for _ in range(2):
+        collected = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", str(store)])
+        assert collected.exit_code == 0, collected.output
+        publish_tiny(store, 2)
+    assert (outside / "keep" / "f").read_text() == "mine" and (base / "notes.txt").read_text() == "mine"
+    checked = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(store)])
+    assert checked.exit_code == 0 and "linked" not in checked.output, checked.output
+    assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]

@@ -311,7 +311,9 @@ def collect_garbage(store_path: Path, *, unfinished: bool = False) -> Collected:
             generation = path.with_name(path.name.removesuffix(LEASE))
             if not generation.exists():
                 _drop_lease_file(path, generation)
-        elif path.is_dir() and path != published:
+        elif path.is_symlink():  # not a generation this store wrote: neither followed nor removed
+            continue
+        elif path.is_dir() and path.resolve() != published:  # (published: resolved, as is a linked directory)
             taken = _remove_unless_leased(path)
             if taken is None:
                 in_use.append(path.name)
@@ -378,5 +380,7 @@ def generation_dirs(store_path: Path) -> list[Path]:
     base = generations_dir(store_path)
     if not base.is_dir():
         return []
-    found = [p for p in base.iterdir() if p.is_dir() and not p.name.endswith((BUILDING, DELETING))]
+    found = [
+        p for p in base.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.endswith((BUILDING, DELETING))
+    ]
     return sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)

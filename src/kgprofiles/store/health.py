@@ -55,9 +55,7 @@ def check_generation(path: Path, published: bool, progress: Callable[[int], None
 
 def check_store(store_path: Path, progress: Callable[[int], None] | None = None) -> list[GenerationHealth]:
     """Every finished generation of the store, the published one first."""
-    published = generations.current(store_path)
+    published = generations.current(store_path)  # (resolved: the generations' directory may be a link)
     found = generations.generation_dirs(store_path)
-    if published is not None and published in found:
-        found.remove(published)
-        found.insert(0, published)
-    return [check_generation(path, path == published, progress) for path in found]
+    found.sort(key=lambda path: path.resolve() != published)  # (stable: the published one first)
+    return [check_generation(path, path.resolve() == published, progress) for path in found]
