@@ -208,6 +208,30 @@ def test_an_employer_that_is_not_an_item_is_left_out(fault_server: FaultServer, 
         draft.unlink()
 
 
+def test_a_reference_url_that_is_not_a_web_address_is_left_out(fault_server: FaultServer, tmp_path: Path) -> None:
+    """A reference URL (P854) of ``javascript:`` or ``file:`` was written as the source's kgp:url
+    (and as its title): data that `kgprofiles new source` refuses. Only http(s) addresses are
+    kept; the others stay in the reference's comment, as text."""
+    script = person_script("Fixture Person")
+    reference_url = uri("http://www.wikidata.org/prop/reference/P854")
+    values = ["javascript:alert(1)", "file:///etc/passwd", "https://example.org/ok"]
+    references = answer(
+        ("statement", "reference", "property", "value"),
+        [
+            {"statement": uri(STATEMENT), "reference": uri(REFERENCE), "property": reference_url, "value": uri(v)}
+            for v in values
+        ],
+    )
+    url = fault_server.script("/sparql", script[0], script[1], references)
+    draft = tmp_path / "draft.ttl"
+    result = run_cli(project(tmp_path, DATA / "check", url), "import", "wikidata", PERSON_QID, "-o", str(draft))
+    assert result.exit_code == 0, result.output
+    urls = {t.object.value for t in triples(draft) if t.predicate.value == KGP + "url"}
+    titles = {t.object.value for t in triples(draft) if t.predicate.value == KGP + "title"}
+    assert "https://example.org/ok" in urls and not any(u.startswith(("javascript:", "file:")) for u in urls)
+    assert not any(t.startswith(("javascript:", "file:")) for t in titles)
+
+
 @pytest.mark.parametrize("slug", ["x> . <http://example.org/a", "Fixture Name", "a\nb", "../escape", ""])
 def test_a_slug_that_is_not_one_is_refused(fault_server: FaultServer, tmp_path: Path, slug: str) -> None:
     url = fault_server.script("/sparql", *person_script("Fixture Person"))

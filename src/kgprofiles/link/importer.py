@@ -43,6 +43,7 @@ def prefix_lines() -> tuple[tuple[str, str], ...]:
     """The prefixes a draft declares, in order: the ontology's, the project's kinds, then others."""
     return (("kgp", str(KGP)), *ids().namespaces().items(), ("owl", OWL_NS), ("wd", WIKIDATA_ENTITY), ("xsd", XSD_NS))
 
+
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 PROPERTY_NAMES = {
     "P248": "stated in",
@@ -169,7 +170,7 @@ class _Importer:
         if stated_in:
             block.add(kgp("site"), ox.Literal(stated_in[0]))
         block.add(kgp("sourceKind"), ox.Literal("Wikidata reference"))
-        urls = [value for value, _ in reference.values("P854") if is_iri(value)]
+        urls = [value for value, _ in reference.values("P854") if _is_web_address(value)]
         block.add(kgp("url"), *(ox.NamedNode(u) for u in urls))
         if reference.retrieved and reference.retrieved.precision == "day":
             block.add(kgp("retrieved"), reference.retrieved.literal())
@@ -515,13 +516,20 @@ def _reference_key(reference: Reference) -> str:
     return hashlib.sha1(reference.iri.encode("utf-8")).hexdigest()[:12]
 
 
+def _is_web_address(value: str) -> bool:
+    """A reference URL kept as a source's kgp:url: http(s) only, as `kgprofiles new source` asks
+    (a ``javascript:`` or ``file:`` one stays in the reference's comment, as text)."""
+    return is_iri(value) and value.lower().startswith(("http://", "https://"))
+
+
 def _reference_title(reference: Reference) -> str:
     for value, _ in reference.values("P1476"):
         return value
     for value, label in reference.values("P248"):
         return label or f"Stated in {value}"
     for value, _ in reference.values("P854"):
-        return value
+        if _is_web_address(value):
+            return value
     for value, label in reference.values("P143"):
         return f"Imported from {label or value}"
     return f"Wikidata reference {reference.hash[:12]}"
