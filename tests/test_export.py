@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -134,3 +135,18 @@ def test_the_export_commands_refusals_are_clear_and_write_nothing(
         assert code == 2 and "data directory" in out
     assert mine.read_text() == "# my only copy\n" and sorted(p.name for p in data.rglob("*")) == ["mine.ttl", "people"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
+def test_an_export_through_a_symbolic_link_replaces_the_file_it_names(tmp_path: Path, seed_store_dir: Path) -> None:
+    """The link stays a link (it was replaced by a file, the file it named left as it was)."""
+    from typer.testing import CliRunner
+
+    from kgprofiles.cli import app
+
+    real, link = tmp_path / "real.nt", tmp_path / "latest.nt"
+    real.write_text("old")
+    link.symlink_to(real)
+    command = ["export", "--store", str(seed_store_dir), "--format", "nt", "--output", str(link)]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == real and len(real.read_bytes()) > 10_000

@@ -73,6 +73,15 @@ def test_new_refuses_to_overwrite_or_reuse_a_slug(in_new_project: Path) -> None:
     assert not (in_new_project / "data" / "people" / "taken.ttl").exists()
 
 
+def test_a_name_too_long_for_a_file_name_is_refused_before_anything_is_written(in_new_project: Path) -> None:
+    """A 10,000-character name made a slug no file system takes ("system error: File name too
+    long", exit 3, as if the store had failed)."""
+    before = sorted((in_new_project / "data").rglob("*"))
+    code, out = kg("new", "person", "Ab " * 3_400, "--source", "https://example.org/")
+    assert code == 2 and "a slug of 10,199 characters, past 120" in out and "--slug" in out
+    assert sorted((in_new_project / "data").rglob("*")) == before
+
+
 def test_a_person_needs_a_source_and_a_source_a_web_address(in_new_project: Path) -> None:
     code, out = kg("new", "person", "No Source")
     assert code == 2 and "a person needs a source" in out

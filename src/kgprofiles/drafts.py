@@ -206,11 +206,18 @@ def _prefix_lines(prefixes: dict[str, str]) -> list[str]:
     return [f"@prefix {(name + ':').ljust(width)}<{iri}> ." for name, iri in prefixes.items()]
 
 
+#: The longest slug: its file name (slug + ".ttl") must fit the 255 bytes a file system allows,
+#: and an IRI a person reads should stay readable.
+MAX_SLUG = 120
+
+
 def _checked_slug(slug: str) -> str:
     import re
 
     if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug):
         raise InputError(f"not a slug: {slug!r}", "use lower-case letters, digits and single hyphens (--slug)")
+    if len(slug) > MAX_SLUG:  # (a file name of more than 255 bytes cannot be made: "File name too long")
+        raise InputError(f"a slug of {len(slug):,} characters, past {MAX_SLUG}", "give a shorter --slug")
     return slug
 
 

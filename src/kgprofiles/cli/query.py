@@ -212,6 +212,7 @@ def export(
     check_format(output)
     if out is not None:
         _check_output(settings, out)
+        out = out.resolve()  # (a link to the file stays a link: the file it names is replaced)
     target = open_reader(settings)
     try:
         if person is None and out is not None:  # streamed into a file beside it, then renamed

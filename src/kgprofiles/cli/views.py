@@ -149,8 +149,9 @@ def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: boo
         with ExitStack() as stack:
             # (into a file beside --output, put in its place at the end: a previous one kept till then)
             sink: TextIO = sys.stdout
-            if out:
-                sink = stack.enter_context(stack.enter_context(written_whole(out)).open("w", encoding="utf-8"))
+            if out:  # (resolved: a link to the file stays a link)
+                part = stack.enter_context(written_whole(out.resolve()))
+                sink = stack.enter_context(part.open("w", encoding="utf-8"))
             for iri in people:
                 line = {
                     "person": iri,
