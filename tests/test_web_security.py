@@ -175,6 +175,15 @@ def test_the_person_page_shows_hostile_addresses_as_text_and_links_the_safe_ones
     )
 
 
+def test_a_person_whose_iri_is_no_web_address_is_listed_as_text(hostile: httpx.Client) -> None:
+    """``owl:sameAs <javascript:…>`` makes that IRI a person of the graph (OWL RL copies the name):
+    the people list shows it as text, with no link (it was ``href="None"``), as the search does."""
+    page = hostile.get("/people")
+    assert page.status_code == 200
+    assert_no_dangerous_link(page.text)
+    assert page.text.count("Example Person (synthetic)") == 2 and 'href="None"' not in page.text
+
+
 @pytest.mark.parametrize("slug", sorted(HOSTILE_SOURCES))
 def test_a_source_page_shows_a_hostile_address_as_text(hostile: httpx.Client, slug: str) -> None:
     page = hostile.get(f"/id/source/{slug}")
