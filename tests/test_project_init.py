@@ -43,6 +43,20 @@ def test_init_writes_a_project_that_validates_and_builds(in_new_project: Path) -
     assert kg("profile", "example-person")[1].startswith("Example Person\n")
 
 
+def test_an_init_that_fails_can_be_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kgprofiles.toml, which makes a directory a project, is written last: an init that failed
+    before it (here a .gitignore that is a directory) leaves no half-project that a second init
+    would refuse as "already a project"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").mkdir()
+    code, out = kg("init")
+    assert code == 2 and ".gitignore is a directory" in out and not (tmp_path / "kgprofiles.toml").exists()
+    (tmp_path / ".gitignore").rmdir()
+    code, out = kg("init")
+    assert code == 0, out
+    assert (tmp_path / "kgprofiles.toml").is_file() and (tmp_path / "data" / "people" / "example-person.ttl").is_file()
+
+
 def test_init_refuses_an_existing_project(in_new_project: Path) -> None:
     code, out = kg("init")
     assert code == 2 and "already a project" in out

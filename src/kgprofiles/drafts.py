@@ -62,8 +62,24 @@ def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
         space = IdSpace(check_base_iri(base_iri))
     except ValueError as exc:
         raise InputError(f"--base-iri: {exc}", "e.g. --base-iri https://example.org/whos-who/") from exc
+    ignore = directory / ".gitignore"
+    if ignore.is_dir():
+        raise InputError(f"{ignore} is a directory, not a file", "nothing was written")
     directory.mkdir(parents=True, exist_ok=True)
     written = []
+    for name in DATA_DIRS:
+        (directory / "data" / name).mkdir(parents=True, exist_ok=True)
+    example = directory / "data" / "people" / "example-person.ttl"
+    if not example.exists():
+        example_prefixes = {**_prefixes(space), "claim": space.namespace("claim"), "xsd": XSD_NS}
+        example.write_text(EXAMPLE_PERSON.format(prefixes="\n".join(_prefix_lines(example_prefixes))), encoding="utf-8")
+        written.append(example)
+    if not ignore.exists() or ".kgprofiles/" not in ignore.read_text(encoding="utf-8", errors="replace"):
+        with ignore.open("a", encoding="utf-8") as handle:
+            handle.write("# the built store: `kgprofiles build` makes it again from data/\n.kgprofiles/\n")
+        written.append(ignore)
+    # kgprofiles.toml last: it makes the directory a project, so an init that failed before it
+    # can be run again (what it made is kept, or made again)
     config.write_text(
         f"# A kgprofiles project: `kgprofiles validate`, `build`, `serve` run from here or below.\n"
         f"[kgprofiles]\n"
@@ -74,19 +90,7 @@ def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
         f'store = ".kgprofiles/store"\n',
         encoding="utf-8",
     )
-    written.append(config)
-    for name in DATA_DIRS:
-        (directory / "data" / name).mkdir(parents=True, exist_ok=True)
-    example = directory / "data" / "people" / "example-person.ttl"
-    if not example.exists():
-        example_prefixes = {**_prefixes(space), "claim": space.namespace("claim"), "xsd": XSD_NS}
-        example.write_text(EXAMPLE_PERSON.format(prefixes="\n".join(_prefix_lines(example_prefixes))), encoding="utf-8")
-        written.append(example)
-    ignore = directory / ".gitignore"
-    if not ignore.exists() or ".kgprofiles/" not in ignore.read_text(encoding="utf-8"):
-        with ignore.open("a", encoding="utf-8") as handle:
-            handle.write("# the built store: `kgprofiles build` makes it again from data/\n.kgprofiles/\n")
-        written.append(ignore)
+    written.insert(0, config)
     return written
 
 
