@@ -151,6 +151,8 @@ def test_flat_queries_give_what_the_grouped_ones_gave(graph: str, settings: Sett
     views.read_once()
     people = [r["p"] for r in store.query("SELECT DISTINCT ?p WHERE { ?p a kgp:Person }").rows]
     assert people
+    if graph == "synthetic_store":  # every third of its 300 people (the grouped queries are the cost)
+        people = people[::3]
     hand_numbered = 0
     for person in people:
         profile = views.profile(person)
