@@ -5,6 +5,7 @@ markup from the data, and that build and load keep the index of each store gener
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -506,8 +507,11 @@ def test_search_page_and_json_endpoint(client: httpx.Client) -> None:
 
 @pytest.mark.parametrize("raw", ["%22", "NEAR(a%20b)", "*", "x" * 10_000, "a%00b", "%ff%fe", "%ed%a0%80", "%2522"])
 def test_crafted_text_on_the_web(client: httpx.Client, raw: str) -> None:
-    """``raw``: the query string's value as sent (percent-encoded, some of it not UTF-8)."""
-    assert client.get(f"/search?q={raw}").status_code == 200
+    """``raw``: the query string's value as sent (percent-encoded, some of it not UTF-8). The
+    page echoes no control character (HTML allows none: a NUL went into the title as it came)."""
+    page_ = client.get(f"/search?q={raw}")
+    assert page_.status_code == 200
+    assert not re.search(r"[\x00-\x08\x0b\x0e-\x1f\x7f]", page_.text)
     assert client.get(f"/api/search?q={raw}").status_code == 200
 
 

@@ -78,10 +78,13 @@ def people(request: Request) -> Response:
     )
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def search(request: Request) -> Response:
     """Full-text search (``kgprofiles.search``); the same results as ``/api/search`` and
     ``kgprofiles search``."""
-    text = (request.query_params.get("q") or "").strip()
+    text = _CONTROL.sub(" ", request.query_params.get("q") or "").strip()  # (none is text, nor may HTML hold one)
     results = site_of(request).search(text) if text else None
     return html(page("search.html", q=text, results=results))
 
