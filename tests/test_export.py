@@ -150,3 +150,35 @@ def test_an_export_through_a_symbolic_link_replaces_the_file_it_names(tmp_path: 
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and link.resolve() == real and len(real.read_bytes()) > 10_000
+
+
+def test_an_export_that_runs_out_of_room_says_so_and_keeps_the_previous_file(
+    tmp_path: Path, seed_store_dir: Path
+) -> None:
+    """A file system that is full (here: a file-size limit, RLIMIT_FSIZE, which needs nothing of
+    the machine) fails Oxigraph's write with an OSError that has no errno: it was reported as
+    "internal error … a bug in kgprofiles", exit 70. It is a system error (exit 3), and the
+    previous output is kept whole."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def small_files() -> None:  # (in the child, before it runs kgprofiles)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    output = tmp_path / "graph.nq"
+    output.write_text("previous\n")
+    command = [sys.executable, "-m", "kgprofiles", "export", "--store", str(seed_store_dir)]
+    done = subprocess.run(
+        [*command, "--format", "nq", "--output", str(output)],
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "system error" in done.stderr and "too large" in done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert output.read_text() == "previous\n" and sorted(p.name for p in tmp_path.iterdir()) == ["graph.nq"]

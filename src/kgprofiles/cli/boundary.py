@@ -103,6 +103,11 @@ def report_any(error: BaseException) -> int:
         where = f" ({error.filename})" if error.filename else ""
         typer.secho(f"kgprofiles: system error: {error.strerror}{where}", err=True, fg="red")
         return 3
+    elif isinstance(error, OSError) and str(error):
+        # Oxigraph's (RocksDB's) I/O errors carry no errno, only their text: "IO error: No space
+        # left on device: While appending to file: …", "File too large (os error 27)".
+        typer.secho(f"kgprofiles: system error: {error}", err=True, fg="red")
+        return 3
     else:
         typer.secho(f"kgprofiles: internal error: {type(error).__name__}: {error}", err=True, fg="red")
         if os.environ.get(DEBUG_VARIABLE) == "1":
