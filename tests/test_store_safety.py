@@ -600,3 +600,40 @@ def test_a_stray_link_or_file_among_the_generations_is_left_and_never_followed(t
     checked = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(store)])
     assert checked.exit_code == 0 and "linked" not in checked.output, checked.output
     assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]
+
+
+def test_a_new_generation_that_cannot_be_opened_is_removed_at_once(tmp_path: Path) -> None:
+    """A full disk (here a file-size limit, RLIMIT_FSIZE, in a child) fails RocksDB's open of the
+    new generation (its OPTIONS file cannot be written): the ``.building`` directory was left
+    beside the store until the next writer, by ``build`` (``fresh``) and ``load``
+    (``copy_of_current``) alike."""
+    link = tmp_path / "store"
+    with GenerationWriter(link) as writer:
+        store = writer.fresh()
+        store.update("INSERT DATA { GRAPH <http://example.org/g> { <http://example.org/a> a <http://example.org/T> } }")
+        published = writer.publish(store)
+    child = (
+        "import resource, signal, sys\n"
+        "from kgprofiles.errors import StoreError\n"
+        "from kgprofiles.store.writer import GenerationWriter\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "for how in ('fresh', 'copy_of_current'):\n"
+        f"    with GenerationWriter({str(link)!r}) as writer:\n"
+        "        try:\n"
+        "            getattr(writer, how)()\n"
+        "        except StoreError as exc:\n"
+        "            print(how, 'refused', exc.message[:30])\n"
+        "        else:\n"
+        "            print(how, 'opened')\n"
+        "        sys.stdout.flush()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[:2] for line in done.stdout.splitlines()] == [
+        ["fresh", "refused"],
+        ["copy_of_current", "refused"],
+    ], done.stdout
+    base = generations.generations_dir(link)
+    assert sorted(p.name for p in base.iterdir()) == [published.name, published.name + ".lease"]
+    assert generations.current(link) == published

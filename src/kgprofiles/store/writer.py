@@ -79,7 +79,7 @@ class GenerationWriter:
         """A new, empty generation, open for writing."""
         self._check_held()
         path = generations.new_generation(self.store_path)
-        return self._track(path, OxigraphStore(path))
+        return self._open(path)
 
     def copy_of_current(self) -> OxigraphStore:
         """A new generation holding what the published one holds, open for writing. RocksDB's data
@@ -99,9 +99,16 @@ class GenerationWriter:
             finally:
                 del source
                 gc.collect()
-        return self._track(path, OxigraphStore(path))
+        return self._open(path)
 
-    def _track(self, path: Path, store: OxigraphStore) -> OxigraphStore:
+    def _open(self, path: Path) -> OxigraphStore:
+        """Open the new generation at ``path`` for writing, to be published or removed; one
+        that cannot be opened (a full disk: RocksDB writes files as it opens) is removed now."""
+        try:
+            store = OxigraphStore(path)
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
         self._made.append((path, store))
         return store
 
@@ -146,6 +153,7 @@ def _check_closed(path: Path) -> None:
         ) from exc
     del probe
     gc.collect()
+
 
 def update_published(
     store_path: str | Path,
