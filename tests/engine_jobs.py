@@ -29,3 +29,10 @@ def refuse(message: str, hint: str) -> None:
 
 def divide_by_zero() -> float:
     return 1 / 0
+
+
+def import_oxigraph() -> str:
+    """Load Oxigraph's library (tens of MB of address space) in the child."""
+    import pyoxigraph
+
+    return pyoxigraph.__name__

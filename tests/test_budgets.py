@@ -270,6 +270,16 @@ def test_an_engine_child_over_its_memory_cap_is_stopped(no_process_left_behind: 
         run_killable(allocate, (1024,), Budget("inference", 30, memory_mb=256), "allocating")
 
 
+def test_a_memory_cap_too_small_to_load_a_library_is_the_budget_not_a_bug(no_process_left_behind: None) -> None:
+    """Under a small ``engine_memory_mb`` (up to about 35 at the seed's build) the child could not
+    map Oxigraph's library: the ImportError ("failed to map segment from shared object") was
+    reported as "internal error … a bug in kgprofiles" (exit 70)."""
+    from engine_jobs import import_oxigraph
+
+    with pytest.raises(BudgetExceeded, match="importing ran out of its 8 MB of memory"):
+        run_killable(import_oxigraph, (), Budget("validation", 30, memory_mb=8), "importing")
+
+
 def test_a_kgerror_in_the_child_is_raised_as_it_was() -> None:
     from engine_jobs import refuse
 

@@ -14,6 +14,7 @@ of an sh:sparql run imports Oxigraph, not rdflib).
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import select
@@ -183,7 +184,10 @@ def child_main(scratch: str, memory_mb: int) -> None:
     except MemoryError:
         outcome = ("memory",)
     except Exception as exc:  # reported to the parent as a bug, with the traceback
-        outcome = ("bug", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        if memory_mb > 0 and _out_of_address_space(exc):
+            outcome = ("memory",)
+        else:
+            outcome = ("bug", f"{type(exc).__name__}: {exc}", traceback.format_exc())
     partial = directory / (_ANSWER + ".part")
     try:
         with open(partial, "wb") as handle:
@@ -192,6 +196,15 @@ def child_main(scratch: str, memory_mb: int) -> None:
         with open(partial, "wb") as handle:
             pickle.dump(("memory",), handle)
     os.replace(partial, directory / _ANSWER)
+
+
+def _out_of_address_space(error: Exception) -> bool:
+    """Whether ``error`` is the address-space cap rather than a bug: a library the cap leaves no
+    room to map (``ImportError: … failed to map segment from shared object``), or ENOMEM."""
+    if isinstance(error, OSError) and error.errno == errno.ENOMEM:
+        return True
+    text = str(error).lower()
+    return isinstance(error, ImportError) and ("failed to map segment" in text or "cannot allocate memory" in text)
 
 
 def die_with_parent() -> None:
