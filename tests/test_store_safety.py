@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -637,3 +638,49 @@ def test_a_new_generation_that_cannot_be_opened_is_removed_at_once(tmp_path: Pat
     base = generations.generations_dir(link)
     assert sorted(p.name for p in base.iterdir()) == [published.name, published.name + ".lease"]
     assert generations.current(link) == published
+
+
+def test_a_store_another_user_built_is_read_without_writing_to_it() -> None:
+    """A store built by one user and read by another who may not write its directory (a site
+    served by www-data, built by a deploy user): every read failed, "system error: Permission
+    denied (….lease)", as a reader opened (or created) its generation's lease file for writing.
+    Run as root, the reader is a child that runs as the user nobody (setpriv)."""
+    base = Path(tempfile.mkdtemp(prefix="kgprofiles-test-readonly-"))  # (not tmp_path: nobody must reach it)
+    try:
+        base.chmod(0o755)
+        link = base / "store"
+        with GenerationWriter(link) as writer:
+            store = writer.fresh()
+            store.update(
+                "INSERT DATA { GRAPH <http://example.org/g> { <http://example.org/a> a <http://example.org/T> } }"
+            )
+            writer.publish(store)
+        for folder, _, names in os.walk(base):  # read-only for its owner too (a reader not root)
+            for name in names:
+                os.chmod(os.path.join(folder, name), 0o444)
+            os.chmod(folder, 0o555)
+
+        as_another = []
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("run as root, and no setpriv to read the store as another user")
+            as_another = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        reader = (
+            "from kgprofiles.store.oxigraph import OxigraphStore\n"
+            f"store = OxigraphStore({str(link)!r}, read_only=True)\n"
+            "print(store.query('ASK { GRAPH ?g { <http://example.org/a> a <http://example.org/T> } }'))\n"
+            "store.close()\n"
+        )
+        done = subprocess.run(
+            [*as_another, sys.executable, "-c", reader],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+        )
+        assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+    finally:
+        for folder, _, _ in os.walk(base):
+            os.chmod(folder, 0o755)
+        shutil.rmtree(base, ignore_errors=True)

@@ -192,12 +192,37 @@ class Lease:
 
 def lease(generation: Path) -> Lease | None:
     """A shared hold on ``generation``, or None if it is gone (or going) by the time the hold is had."""
-    fd = os.open(lease_path(generation), os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lease(generation)
     fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while gc is deciding about this very generation
     if not (generation / "CURRENT").exists():
         os.close(fd)
         return None
     return Lease(generation, fd)
+
+
+def _open_lease(generation: Path) -> int:
+    """The lease file of ``generation``, open: for writing where this user may (made if missing),
+    else for reading, which is all a shared lock needs (a store another user built and publishes,
+    read by one who may not write its directory: a site served by www-data)."""
+    path = lease_path(generation)
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+    try:
+        return os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise StoreError(
+            f"cannot read the store generation {generation}: it has no lease file, and this user cannot make one",
+            f"run `kgprofiles store check` once as the user who owns {generation.parent} (it makes them)",
+        ) from None
+
+
+def make_lease_file(generation: Path) -> None:
+    """Make the lease file of ``generation`` (a writer does, as it publishes one, so that readers
+    who may not write the store's directory can hold it)."""
+    os.close(os.open(lease_path(generation), os.O_RDWR | os.O_CREAT, 0o644))
 
 
 def lease_current(store_path: Path) -> Lease:
@@ -246,6 +271,7 @@ def publish(store_path: Path, generation: Path) -> Path:
     final = generation.with_name(generation.name.removesuffix(BUILDING))
     fsync_tree(generation)
     generation.rename(final)
+    make_lease_file(final)
     fsync_dir(final.parent)
     if store_path.exists() and not store_path.is_symlink():
         adopt_legacy(store_path)
@@ -272,6 +298,7 @@ def adopt_legacy(store_path: Path) -> None:
         raise StoreError(f"{store_path} is a directory and {legacy} exists", "remove one of them")
     legacy.parent.mkdir(parents=True, exist_ok=True)
     store_path.rename(legacy)
+    make_lease_file(legacy)
     fsync_dir(legacy.parent)
     point(store_path, legacy)
 
