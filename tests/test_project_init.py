@@ -96,6 +96,30 @@ def test_a_name_too_long_for_a_file_name_is_refused_before_anything_is_written(i
     assert sorted((in_new_project / "data").rglob("*")) == before
 
 
+def test_a_new_file_that_cannot_be_written_whole_leaves_nothing_in_data(in_new_project: Path) -> None:
+    """A full disk (here a file-size limit, RLIMIT_FSIZE, in a child) as `new` writes its file: it
+    left an empty data/people/ada.ttl (a longer file: a truncated one, which the next build
+    cannot parse), and the same command run again, once there is room, refused: "exists;
+    nothing was written"."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def no_room() -> None:  # (in the child, before it runs kgprofiles)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    command = [sys.executable, "-m", "kgprofiles", "new", "person", "Ada", "--source", "https://example.org/ada"]
+    before = sorted((in_new_project / "data").rglob("*"))
+    done = subprocess.run(command, preexec_fn=no_room, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and "system error: File too large" in done.stderr, done.stderr
+    assert sorted((in_new_project / "data").rglob("*")) == before
+    code, out = kg("new", "person", "Ada", "--source", "https://example.org/ada")
+    assert code == 0, out
+    assert kg("validate")[0] == 0
+
+
 def test_a_person_needs_a_source_and_a_source_a_web_address(in_new_project: Path) -> None:
     code, out = kg("new", "person", "No Source")
     assert code == 2 and "a person needs a source" in out
