@@ -1,6 +1,6 @@
 """Output files written whole: a command's ``--output`` file is written beside its place and put
-there once complete, so that Ctrl-C, a kill or an error midway leaves the previous file (or none),
-never half of a new one.
+there once complete (and on disk), so that Ctrl-C, a kill, an error or a power cut midway leaves
+the previous file (or none), never half of a new one.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as d:
@@ -34,6 +34,16 @@ def written_whole(path: Path) -> Iterator[Path]:
     part = path.with_name(f".{path.name}.part-{os.getpid()}")
     try:
         yield part
+        _fsync(part)  # (on disk before it takes the old one's place: a power cut leaves one of the two)
         part.replace(path)
+        _fsync(path.parent)
     finally:
         part.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -138,6 +138,8 @@ class Edit:
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
                 out.write(self.after)
+                out.flush()
+                os.fsync(out.fileno())  # (on disk before it replaces the user's file: a power cut leaves one)
             shutil.copymode(self.path, tmp)
             os.replace(tmp, self.path)
         except BaseException:
