@@ -410,6 +410,33 @@ def test_what_a_build_killed_outright_left_beside_the_site_is_removed(
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.building-1", ".site.old-backup", "site"]
 
 
+def test_a_previous_site_is_replaced_in_one_step(
+    seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new site and the previous one are exchanged at once (renameat2 RENAME_EXCHANGE): no
+    moment without a site at the output, which a web server may be serving (moved aside and then
+    replaced, a kill between the two left none, and the next build removed the old one)."""
+    output = tmp_path / "site"
+    build_site(settings, seed_store, output)
+    probes = (tmp_path / "probe-a", tmp_path / "probe-b")
+    for probe in probes:
+        probe.mkdir()
+    if not static_site.exchange_directories(*probes):
+        pytest.skip("this system cannot exchange two directories (renameat2 RENAME_EXCHANGE): moved aside instead")
+    for probe in probes:
+        probe.rmdir()
+    (output / "stale.html").write_text("from the previous build")
+
+    def no_move(self: Path, target: Path) -> Path:
+        raise AssertionError(f"moved aside: {self} -> {target}")
+
+    monkeypatch.setattr(Path, "rename", no_move)
+    build_site(settings, seed_store, output)
+    monkeypatch.undo()
+    assert (output / MARKER).is_file() and not (output / "stale.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
 def test_a_site_that_cannot_be_published_leaves_its_build_nowhere(
     seed_store, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -421,6 +448,7 @@ def test_a_site_that_cannot_be_published_leaves_its_build_nowhere(
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(Path, "rename", refused)
+    monkeypatch.setattr(static_site, "exchange_directories", lambda a, b: False)  # (moved aside, then replaced)
     with pytest.raises(PermissionError):
         build_site(settings, seed_store, output)
     monkeypatch.undo()

@@ -40,6 +40,8 @@ file, Turtle from the N-Triples one, ``download_chains``). Ctrl-C or a failure k
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import gc
 import glob
 import hashlib
@@ -739,6 +741,24 @@ def build_site(
         return _build_into(settings, store, output, force, progress or Silent(), max(1, jobs), forms)
 
 
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
+
+
+def exchange_directories(a: Path, b: Path) -> bool:
+    """Swap ``a`` and ``b`` in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); False where
+    the system or its file system cannot (the caller then moves them one after the other)."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # not glibc 2.28+, not Linux
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
 def _left_behind(output: Path) -> list[Path]:
     """The directories a build of ``output`` writes beside it (the new site, the old one while
     they swap) that a killed build left: gigabytes each at 100,000 people."""
@@ -783,7 +803,12 @@ def _build_into(
 
 
 def _publish(target: Path, output: Path, previous: bool) -> None:
-    """The site built in ``target`` moved to ``output``, in place of the previous site there."""
+    """The site built in ``target`` moved to ``output``, in place of the previous site there: the
+    two exchanged in one step where the system can (never a moment without a site at ``output``,
+    which a web server may be serving), else moved aside and replaced."""
+    if previous and exchange_directories(target, output):
+        shutil.rmtree(target, ignore_errors=True)  # (the previous site, now)
+        return
     if previous:
         old = output.with_name(f".{output.name}.old-{os.getpid()}")
         output.rename(old)
