@@ -770,3 +770,27 @@ class HtmlSite:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def test_the_project_prefixes_follow_the_base_iri_within_one_process() -> None:
+    """``person:`` is the project's namespace: a process that opens a project of another base (the
+    Python API, the tests) resolves the same query text under the new one (the prefixes a text
+    names are kept for each text and base)."""
+    from kgprofiles.vocab import KGP_NS, use_base_iri
+
+    store = OxigraphStore("memory:")
+    name = ox.NamedNode(KGP_NS + "name")
+    store.replace_graph(
+        "https://example.org/graph",
+        [
+            ox.Triple(ox.NamedNode("https://a.example/person/x"), name, ox.Literal("A")),
+            ox.Triple(ox.NamedNode("https://b.example/person/x"), name, ox.Literal("B")),
+        ],
+    )
+    query = "SELECT ?n WHERE { person:x kgp:name ?n }"
+    use_base_iri("https://a.example/")
+    first = store.query(query)
+    use_base_iri("https://b.example/")
+    second = store.query(query)
+    assert isinstance(first, SelectResult) and isinstance(second, SelectResult)
+    assert [r["n"].value for r in first.rows] == ["A"] and [r["n"].value for r in second.rows] == ["B"]

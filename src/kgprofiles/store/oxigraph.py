@@ -56,7 +56,7 @@ from kgprofiles.store.binding import SparqlText, check_bindings, inline_values
 from kgprofiles.store.guard import MAX_DEPTH, check_query, names_dataset
 from kgprofiles.store.rows_ahead import RowsAhead
 from kgprofiles.store.union_lines import union_ntriples
-from kgprofiles.vocab import GRAPH, PREFIXES
+from kgprofiles.vocab import GRAPH, PREFIXES, ids
 
 __all__ = ["OxigraphStore"]
 
@@ -65,17 +65,22 @@ STAGING_GRAPH_PREFIX = GRAPH + "staging/"
 _UNION_TRIPLES = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"
 
 
-@lru_cache(maxsize=256)  # (the named queries come back again and again)
 def prefixes_in(sparql: str) -> dict[str, str]:
     """The project prefixes ``sparql`` may use: those whose ``name:`` occurs in it at all (in a
     comment or a string too: one too many is harmless). pyoxigraph reads the whole table it is
     given at every query, ~10 us for all 21, about 1% of a person page's eleven queries; the
-    bindings' VALUES clause adds no prefixed name (its terms are written in full).
+    bindings' VALUES clause adds no prefixed name (its terms are written in full). Kept for each
+    text and base IRI (``person:`` and the other slug prefixes follow the project's base).
 
     >>> prefixes_in("SELECT ?n WHERE { ?p a kgp:Person ; rdfs:label ?n }") == {
     ...     "kgp": PREFIXES["kgp"], "rdfs": PREFIXES["rdfs"]}
     True
     """
+    return _prefixes_in(sparql, ids().base)
+
+
+@lru_cache(maxsize=256)  # (the named queries come back again and again)
+def _prefixes_in(sparql: str, base: str) -> dict[str, str]:
     return {name: iri for name, iri in PREFIXES.items() if f"{name}:" in sparql}
 
 
