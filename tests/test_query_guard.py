@@ -366,3 +366,17 @@ def test_the_disguises_do_reach_the_canary_without_the_checks(tiny: ox.Store, ca
         full = (PROLOGUE + text).replace("{url}", CANARY).replace("{port}", str(canary.port))
         assert fetches(tiny, canary, full), full
         assert refusal(full) is not None
+
+
+def test_a_from_graph_is_read_under_the_project_base_of_the_moment() -> None:
+    """``FROM person:x`` names a graph of the project's namespace: the check of one text follows
+    the base IRI a process switches to (it was kept for the text alone)."""
+    from kgprofiles.vocab import use_base_iri
+
+    query = "SELECT * FROM person:x WHERE { ?s ?p ?o }"
+    use_base_iri("https://a.example/")
+    check_query(query, local_graphs=lambda: ["https://a.example/person/x"])
+    use_base_iri("https://b.example/")
+    with pytest.raises(Forbidden, match=r"https://b\.example/person/x"):
+        check_query(query, local_graphs=lambda: ["https://a.example/person/x"])
+    check_query(query, local_graphs=lambda: ["https://b.example/person/x"])

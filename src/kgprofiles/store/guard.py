@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from kgprofiles.errors import Forbidden, QueryError
 from kgprofiles.sparql_lexer import Reading, Token, reading, readings, tokens, unescape_spec
-from kgprofiles.vocab import PREFIXES
+from kgprofiles.vocab import PREFIXES, ids
 
 #: How deeply brackets may nest in a query or update.
 MAX_DEPTH = 128
@@ -89,9 +89,14 @@ def names_dataset(text: str) -> bool:
     return bool(analyse(text).graphs)
 
 
-@lru_cache(maxsize=1024)  # the named queries come back again and again
 def analyse(text: str) -> Analysis:
-    """The nesting, fetching keywords and dataset graphs of ``text`` under every reading."""
+    """The nesting, fetching keywords and dataset graphs of ``text`` under every reading (kept for
+    each text and base IRI: a FROM's ``person:`` graph is in the project's namespace)."""
+    return _analyse(text, ids().base)
+
+
+@lru_cache(maxsize=1024)  # the named queries come back again and again
+def _analyse(text: str, base: str) -> Analysis:
     nesting, fetching, graphs, unclear = 0, None, [], None
     for version in readings(text):
         read = reading(version)
