@@ -43,6 +43,8 @@ def test_each_batched_answer_is_the_one_resource_answer(graph: str, kind: str, s
     param, names = BATCHED[kind]
     ordered = {name: "ORDER BY" in named(one_at_a_time.queries, name).text for name in names}
     iris = iris_of(store, kind)
+    if graph == "synthetic_store":  # (its first 600 of each kind: thousands of claims took 10 s of CI)
+        iris = iris[:600]
     compared = 0
     for at in range(0, len(iris), BATCH):
         batch = iris[at : at + BATCH]
