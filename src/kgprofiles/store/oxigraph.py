@@ -224,9 +224,13 @@ class OxigraphStore:
         try:
             return ox.Store.read_only(self.location) if self.read_only else ox.Store(self.location)
         except (OSError, RuntimeError) as exc:
+            new = not self.read_only and self._is_generation()  # (a writer's new generation: nothing published)
             raise StoreError(
                 f"cannot open the store at {self.location}: {exc}",
-                "run `kgprofiles store check` to see which generation is good",
+                "nothing was published, the store is as it was: make room on its disk (or let this user write "
+                "there) and run the command again"
+                if new
+                else "run `kgprofiles store check` to see which generation is good",
             ) from exc
 
     def _is_generation(self) -> bool:
