@@ -22,23 +22,41 @@ the previous file (or none), never half of a new one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 
 @contextlib.contextmanager
-def written_whole(path: Path) -> Iterator[Path]:
+def written_whole(path: Path, *, over: bool = True) -> Iterator[Path]:
     """A file beside ``path`` for the block to write, moved into its place when the block ends
-    without an error; removed otherwise."""
+    without an error; removed otherwise. ``over`` False: never over a file already at ``path``
+    (FileExistsError naming it), as ``kgprofiles new`` writes into data/."""
     part = path.with_name(f".{path.name}.part-{os.getpid()}")
     try:
         yield part
         _fsync(part)  # (on disk before it takes the old one's place: a power cut leaves one of the two)
-        part.replace(path)
+        if over:
+            part.replace(path)
+        else:
+            _link_into(part, path)
         _fsync(path.parent)
     finally:
         part.unlink(missing_ok=True)
+
+
+def _link_into(part: Path, path: Path) -> None:
+    """``part`` at ``path`` unless a file is there: hard-linked (which fails if one is), or, on a
+    file system without hard links, renamed once none is."""
+    try:
+        os.link(part, path)
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
+    except OSError:
+        if path.exists():
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(path)) from None
+        os.rename(part, path)
 
 
 def _fsync(path: Path) -> None:

@@ -5,13 +5,12 @@ quotes stays one literal. Nothing is overwritten, and a slug already in use is r
 
 from __future__ import annotations
 
-import errno
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
 
+from kgprofiles.atomic_files import written_whole
 from kgprofiles.config import CONFIG_FILE, Settings
 from kgprofiles.errors import InputError
 from kgprofiles.link.importer import slugify
@@ -121,20 +120,8 @@ class Draft:
         """Write the file whole or not at all (a full disk leaves no empty or truncated file in
         data/), and never over another: written beside its place, then hard-linked into it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        part = self.path.with_name(f".{self.path.name}.part-{os.getpid()}")
-        try:
-            with part.open("w", encoding="utf-8") as handle:
-                handle.write(self.text)
-            try:
-                os.link(part, self.path)  # (fails if the file exists: never overwrites)
-            except FileExistsError:
-                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(self.path)) from None
-            except OSError:  # a file system without hard links: put in place, unless one came meanwhile
-                if self.path.exists():
-                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(self.path)) from None
-                os.rename(part, self.path)
-        finally:
-            part.unlink(missing_ok=True)
+        with written_whole(self.path, over=False) as part:
+            part.write_text(self.text, encoding="utf-8")
 
 
 KINDS = {
