@@ -211,8 +211,7 @@ def export(
     settings = store_settings(ctx, store, endpoint, server_kind)
     check_format(output)
     if out is not None:
-        _check_output(settings, out)
-        out = out.resolve()  # (a link to the file stays a link: the file it names is replaced)
+        out = _checked_output(settings, out)  # (resolved: a link to the file stays a link)
     target = open_reader(settings)
     try:
         if person is None and out is not None:  # streamed into a file beside it, then renamed
@@ -236,9 +235,9 @@ def export(
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
 
 
-def _check_output(settings: Settings, out: Path) -> None:
-    """An export's --output: a file's path in a directory that exists, outside the project's data
-    and store; else an InputError that names it (before anything is read or written)."""
+def _checked_output(settings: Settings, out: Path) -> Path:
+    """An export's --output, resolved: a file's path in a directory that exists, outside the
+    project's data and store; else an InputError that names it (before anything is read or written)."""
     from kgprofiles.config import refuse_the_projects_own
 
     where = out.resolve()
@@ -247,3 +246,4 @@ def _check_output(settings: Settings, out: Path) -> None:
     if not where.parent.is_dir():
         raise InputError(f"--output {out}: no directory {out.parent}", "make the directory first, or give another path")
     refuse_the_projects_own(settings, where)
+    return where
