@@ -388,11 +388,17 @@ class RelatedIndex:
 
     def _topics_at_most(self, iri: str) -> float:
         """The most a candidate who shares only topics with the person can score: every topic."""
-        return sum(
-            self.weights["topic"] * len(self._names[topic])
-            for topic, links in self._topics.get(iri, {}).items()
-            if KGP_TOPIC in links
-        )
+        return sum(each for _, each, _ in self._topic_parts(iri))
+
+    def _topic_parts(self, iri: str) -> list[tuple[_Ids, float, int]]:
+        """Each topic of the person (``kgp:topic``) that has people: its people, the points and the
+        links sharing it is worth at most."""
+        w, names = self.weights["topic"], self._names
+        return [
+            (members, w * len(names[topic]), len(names[topic]))
+            for topic, topic_links in self._topics.get(iri, {}).items()
+            if KGP_TOPIC in topic_links and (members := self._topic_members.get(topic)) is not None and len(members)
+        ]
 
     def _best(
         self, iri: str, candidates: _Ids, bound: np.ndarray, links: np.ndarray, limit: int | None
@@ -463,11 +469,7 @@ class RelatedIndex:
             else:
                 add(current, extra_current, 0)
                 add(overlapping, extra_overlap, 0)
-        topics = [
-            (members, w["topic"] * len(self._names[topic]), len(self._names[topic]))
-            for topic, topic_links in self._topics.get(iri, {}).items()
-            if KGP_TOPIC in topic_links and (members := self._topic_members.get(topic)) is not None and len(members)
-        ]
+        topics = self._topic_parts(iri)
         for members, each, n in topics if topic_only else ():
             add(members, each, n)
         for work in self._works.get(iri, ()):
