@@ -134,6 +134,34 @@ def test_related_for_everyone_stopped_midway_keeps_the_previous_file(
     assert target.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["related.jsonl"]
 
 
+def test_related_for_everyone_never_writes_into_the_projects_data(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--out is checked as export's --output is: never the data directory (a JSON Lines file there
+    replaced a data file and was read by the next build), never a directory, never a missing one;
+    and --out without --all is refused (it was silently ignored)."""
+    data = tmp_path / "data"
+    (data / "people").mkdir(parents=True)
+    mine = data / "people" / "mine.ttl"
+    mine.write_text("# my only copy\n")
+    monkeypatch.setenv("KGPROFILES_DATA", str(data))
+    for target, says in (
+        (mine, "data directory"),
+        (data / "related.jsonl", "data directory"),
+        (tmp_path, "is a directory"),
+        (tmp_path / "missing" / "r.jsonl", "no directory"),
+    ):
+        code, out = kg(store, "related", "--all", "--out", str(target), "--quiet")
+        assert code == 2 and says in out and "internal error" not in out, (target, out)
+    code, out = kg(store, "related", "horace-he", "--out", str(tmp_path / "r.jsonl"))
+    assert code == 2 and "--out goes with --all" in out
+    assert mine.read_text() == "# my only copy\n" and sorted(p.name for p in tmp_path.rglob("*")) == [
+        "data",
+        "mine.ttl",
+        "people",
+    ]
+
+
 def test_related_needs_a_person_or_all(store: str) -> None:
     code, out = kg(store, "related")
     assert code == 2 and "give a PERSON, or --all for everyone" in out

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kgprofiles.config import MEMORY, Settings, load_settings
+from kgprofiles.config import MEMORY, Settings, load_settings, refuse_the_projects_own
+from kgprofiles.errors import InputError
 
 if TYPE_CHECKING:
     from kgprofiles.pipeline import WriteOptions
@@ -91,3 +92,15 @@ def write_options(command: str, no_wait: bool) -> WriteOptions:
     from kgprofiles.pipeline import WriteOptions
 
     return WriteOptions(wait=not no_wait, on_wait=lambda message: typer.echo(message, err=True), command=command)
+
+
+def checked_output(settings: Settings, out: Path, option: str = "--output") -> Path:
+    """A command's ``option`` file (``out``), resolved: a file's path in a directory that exists, outside the
+    project's data and store; else an InputError that names it (before anything is read or written)."""
+    where = out.resolve()
+    if where.is_dir():
+        raise InputError(f"{option} {out} is a directory", "give the path of the file to write")
+    if not where.parent.is_dir():
+        raise InputError(f"{option} {out}: no directory {out.parent}", "make the directory first, or give another path")
+    refuse_the_projects_own(settings, where)
+    return where

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kgprofiles.atomic_files import written_whole
-from kgprofiles.cli.options import EndpointOption, ServerKindOption, StoreOption, open_reader, store_settings
+from kgprofiles.cli.options import (
+    EndpointOption,
+    ServerKindOption,
+    StoreOption,
+    checked_output,
+    open_reader,
+    store_settings,
+)
 from kgprofiles.errors import InputError
 
 if TYPE_CHECKING:
@@ -211,7 +218,7 @@ def export(
     settings = store_settings(ctx, store, endpoint, server_kind)
     check_format(output)
     if out is not None:
-        out = _checked_output(settings, out)  # (resolved: a link to the file stays a link)
+        out = checked_output(settings, out)  # (resolved: a link to the file stays a link)
     target = open_reader(settings)
     try:
         if person is None and out is not None:  # streamed into a file beside it, then renamed
@@ -233,17 +240,3 @@ def export(
         with written_whole(out) as written:
             written.write_bytes(data)
         typer.echo(f"wrote {len(data)} bytes to {out}", err=True)
-
-
-def _checked_output(settings: Settings, out: Path) -> Path:
-    """An export's --output, resolved: a file's path in a directory that exists, outside the
-    project's data and store; else an InputError that names it (before anything is read or written)."""
-    from kgprofiles.config import refuse_the_projects_own
-
-    where = out.resolve()
-    if where.is_dir():
-        raise InputError(f"--output {out} is a directory", "give the path of the file to write")
-    if not where.parent.is_dir():
-        raise InputError(f"--output {out}: no directory {out.parent}", "make the directory first, or give another path")
-    refuse_the_projects_own(settings, where)
-    return where

@@ -18,6 +18,7 @@ from kgprofiles.cli.options import (
     QuietOption,
     ServerKindOption,
     StoreOption,
+    checked_output,
     open_reader,
     store_settings,
 )
@@ -105,7 +106,10 @@ def related(
             "export or a cache. The graph's links are read into memory once. Default --limit 10.",
         ),
     ] = False,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="With --all: write here, not stdout.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="With --all: write this file (outside data/ and the store), not stdout."),
+    ] = None,
     quiet: QuietOption = False,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
@@ -121,6 +125,10 @@ def related(
         raise InputError(
             "give a PERSON, or --all for everyone", "kgprofiles related horace-he; kgprofiles related --all"
         )
+    if out is not None:
+        if not everyone:
+            raise InputError("--out goes with --all", "kgprofiles related --all --out related.jsonl")
+        out = checked_output(store_settings(ctx, store, endpoint, server_kind), out, "--out")
     with _views(ctx, store, endpoint, server_kind) as views:
         if everyone:
             _related_for_everyone(views, limit or RELATED_ON_PROFILE, out, quiet)
@@ -150,7 +158,7 @@ def _related_for_everyone(views: Views, limit: int, out: Path | None, quiet: boo
             # (into a file beside --output, put in its place at the end: a previous one kept till then)
             sink: TextIO = sys.stdout
             if out:  # (resolved: a link to the file stays a link)
-                part = stack.enter_context(written_whole(out.resolve()))
+                part = stack.enter_context(written_whole(out))
                 sink = stack.enter_context(part.open("w", encoding="utf-8"))
             for iri in people:
                 line = {
