@@ -238,6 +238,28 @@ def test_a_second_server_reads_the_same_store_beside_the_first(served: tuple[str
         process.wait(timeout=15)
 
 
+def test_a_server_stopped_by_sigterm_exits_0_and_leaves_nothing_behind(built_store: Path, tmp_path: Path) -> None:
+    """SIGTERM (a service manager's stop) ends ``serve`` as Ctrl-C does: exit 0, its clean-up run.
+    By SIGTERM's default action (uvicorn raises it again after shutting down) each stop left the
+    query workers' forkserver directory (``pymp-*``) in TMPDIR: 847 of them on this machine."""
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(built_store), "--port", str(port)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    try:
+        process.stdout.readline()  # type: ignore[union-attr]  # (said once it listens)
+        answer = httpx.get(f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=30)
+        assert answer.status_code == 200 and len(list(tmp_path.glob("pymp-*"))) == 1
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert process.returncode == 0 and list(tmp_path.iterdir()) == []
+
+
 def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path, tmp_path: Path) -> None:
     """...and share the pages they make: in a private directory of their server (under TMPDIR),
     removed when it stops; any of them revalidates a page another made (304)."""
@@ -275,11 +297,14 @@ def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path,
             assert again.status_code == 304 and again.headers["etag"] == etag
         (file,) = shared.glob("*.sqlite")
         assert file.name == f"{os.readlink(built_store)}.sqlite".rsplit("/", 1)[-1]
+        for _ in range(4):  # (each worker's query workers start from a forkserver: its socket's /tmp/pymp-*)
+            assert httpx.get(base + "/sparql", params={"query": "ASK {}"}, timeout=10).status_code == 200
+        assert len(list(tmp_path.glob("pymp-*"))) >= 1
     finally:
         process.terminate()
         process.wait(timeout=30)
     assert process.returncode == 0
-    assert list(tmp_path.glob("kgprofiles-pages-*")) == []
+    assert list(tmp_path.glob("kgprofiles-pages-*")) == [] and list(tmp_path.glob("pymp-*")) == []
     assert not [pid for pid in workers if running(pid)]
 
 

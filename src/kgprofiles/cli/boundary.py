@@ -7,8 +7,8 @@ read or understood; 3 the store (busy, missing, broken); 4 a remote server; 70 a
 
 SIGTERM (``kill``, a service manager, a CI timeout) stops a command as Ctrl-C does: it is raised
 as ``Terminated``, a KeyboardInterrupt, so every write undoes what it started (a server's graphs
-restored from their backups, staging graphs dropped) before the process ends. ``serve`` puts
-SIGTERM's default back: a server stops on it as uvicorn (or its supervisor) sees to.
+restored from their backups, staging graphs dropped) before the process ends. ``serve`` handles
+SIGTERM itself: a server stops on it as uvicorn (or its supervisor) sees to, and exits 0.
 """
 
 from __future__ import annotations

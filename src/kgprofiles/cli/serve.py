@@ -127,8 +127,8 @@ def serve(
     from kgprofiles.web.http_limits import raise_descriptor_limit, server_config
 
     # a server stops on SIGTERM the way uvicorn and supervise() see to, not as an interrupted
-    # write (boundary.Terminated: "nothing was published", exit 143): as before, by the signal
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # write (boundary.Terminated: "nothing was published", exit 143)
+    signal.signal(signal.SIGTERM, _stopped)
     if listen_fd is not None:  # a worker of `serve --workers`: it goes with its supervisor, killed outright too
         from kgprofiles.killable import die_with_parent
 
@@ -179,6 +179,13 @@ def serve(
     finally:
         sock.close()
         target.close()
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """SIGTERM, once uvicorn has shut down gracefully and raises it again (or before it runs): the
+    server exits 0 as after Ctrl-C, its clean-up run. (By SIGTERM's default action, each process
+    left its query workers' forkserver directory, /tmp/pymp-*, behind at every stop.)"""
+    raise typer.Exit(0)
 
 
 def _say_serving(settings: Settings, url: str, host: str, write_token: str | None) -> None:
