@@ -36,7 +36,7 @@ from kgprofiles.ingest import SourceFile, parse_files
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import ValidationReport, load_ontology, load_shapes, validate_files
 from kgprofiles.vocab import FILE_GRAPH_PREFIX, INFERRED_GRAPH
-from test_fast_graphs import ORGS, PEOPLE, SAME_AS, WIKIDATA, WORKS, graphs, kgp, node
+from test_fast_graphs import CONTRIBUTIONS, ORGS, PEOPLE, SAME_AS, WIKIDATA, WORKS, graphs, kgp, node
 from test_ingest_lines import long_list, nested_brackets
 
 INFERRED = ox.NamedNode(INFERRED_GRAPH)
@@ -197,6 +197,15 @@ def as_file(name: str, triples: list[ox.Triple]) -> SourceFile:
 P0, P1, P2 = PEOPLE
 Q42 = WIKIDATA[0]
 
+
+def chain(contribution: ox.NamedNode, contributors: list[ox.NamedNode], work: ox.NamedNode) -> list[ox.Triple]:
+    """A contribution's links: the middle of kgp:authorOf's chain from each contributor to the work."""
+    return [
+        *(ox.Triple(contribution, kgp("contributor"), p) for p in contributors),
+        ox.Triple(contribution, kgp("work"), work),
+    ]
+
+
 #: Links that make people one node for owlrl: people owl:sameAs the same Wikidata item.
 same_as_links = st.lists(
     st.builds(ox.Triple, st.sampled_from(PEOPLE), st.just(SAME_AS), st.sampled_from(WIKIDATA[:2])), max_size=2
@@ -240,6 +249,17 @@ files_drawn = st.builds(
         [ox.Triple(node("profile", "f0"), SAME_AS, ox.Literal("Example"))],
     ],
     replacement=[],
+)
+@example(  # authorOf's chain between two nodes the load reaches, through a contribution it does not
+    parts=[
+        [ox.Triple(P0, kgp("name"), ox.Literal("p zero"))],
+        [
+            *chain(CONTRIBUTIONS[0], [P0, P1], WORKS[1]),  # P0 -> C0 -> P1: P1 two links away
+            *chain(CONTRIBUTIONS[1], [P0], WORKS[0]),  # P0 -> C1 -> W0: W0 two links away
+            *chain(CONTRIBUTIONS[2], [P1], WORKS[0]),  # C2 three links away: P1 authorOf W0 only through it
+        ],
+    ],
+    replacement=[ox.Triple(P0, kgp("name"), ox.Literal("p zero, renamed"))],
 )
 def test_generated_loads(
     parts: list[list[ox.Triple]], replacement: list[ox.Triple], settings: Settings, shapes: Graph, ontology: Graph
