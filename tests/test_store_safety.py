@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from conftest import examples
 from kgprofiles.cli import app
 from kgprofiles.config import Settings
+from kgprofiles.errors import StoreError
 from kgprofiles.pipeline import WriteOptions, build, load
 from kgprofiles.store import generations
 from kgprofiles.store.generations import StoreBusy
@@ -684,3 +685,35 @@ def test_a_store_another_user_built_is_read_without_writing_to_it() -> None:
         for folder, _, _ in os.walk(base):
             os.chmod(folder, 0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_directory_or_file_that_is_not_a_store_is_never_taken_for_one(project: Settings, tmp_path: Path) -> None:
+    """--store (or ``Project(store=…)``) naming a directory of the user's own, or a file: a build
+    "adopted" it as a store from before generations, moved it among the generations and, as
+    every publish removes the generations no reader holds, deleted the directory with
+    everything in it (``store=""`` is the current directory). It is refused, and left as it was."""
+    mine = tmp_path / "thesis"
+    (mine / "chapters").mkdir(parents=True)
+    (mine / "chapters" / "one.tex").write_text("mine")
+    with pytest.raises(StoreError, match="not a kgprofiles store") as refused:
+        build(project.with_overrides(store=str(mine)))
+    assert refused.value.hint is not None and "another path" in refused.value.hint
+    assert (mine / "chapters" / "one.tex").read_text() == "mine" and not mine.is_symlink()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    for write in (build, lambda settings: load(settings, [project.data_dir / "people" / "jane-xu.ttl"])):
+        with pytest.raises(StoreError, match="not a kgprofiles store"):
+            write(project.with_overrides(store=str(notes)))
+    assert notes.read_text() == "mine" and not notes.is_symlink()
+
+
+def test_a_store_from_before_generations_is_adopted_and_rebuilt(project: Settings, tmp_path: Path) -> None:
+    """A plain pyoxigraph directory (what kgprofiles wrote before generations) is still taken in."""
+    legacy = tmp_path / "legacy-store"
+    old = ox.Store(str(legacy))
+    old.add(ox.Quad(ox.NamedNode("urn:a"), ox.NamedNode("urn:b"), ox.Literal("c"), ox.NamedNode("urn:g")))
+    old.flush()
+    del old
+    settings = project.with_overrides(store=str(legacy))
+    build(settings)
+    assert legacy.is_symlink() and "<urn:a>" not in " ".join(dump(str(legacy)))

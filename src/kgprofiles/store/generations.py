@@ -290,9 +290,26 @@ def point(store_path: Path, generation: Path) -> None:
     fsync_dir(store_path.parent)
 
 
+def check_adoptable(store_path: Path) -> None:
+    """A StoreError unless ``store_path`` is nothing yet, a published store, or a store from
+    before generations (a pyoxigraph directory: its ``CURRENT`` file) or an empty directory, which
+    ``adopt_legacy`` takes in: a directory of anything else, or a file, would be moved among the
+    generations and removed by the next ``collect_garbage``, whatever it holds."""
+    if store_path.is_symlink() or not store_path.exists():
+        return
+    if store_path.is_dir() and ((store_path / "CURRENT").is_file() or not any(store_path.iterdir())):
+        return
+    what = "a directory" if store_path.is_dir() else "a file"
+    raise StoreError(
+        f"{store_path} is {what} that is not a kgprofiles store: writing the store there would replace it",
+        "give the store another path (a new one, or an existing store's); nothing was changed",
+    )
+
+
 def adopt_legacy(store_path: Path) -> None:
     """A store from before generations is a plain directory: move it among the generations once
     and link it, so it is published like any other. Call it holding the writer lock."""
+    check_adoptable(store_path)
     legacy = generations_dir(store_path) / "legacy"
     if legacy.exists():
         raise StoreError(f"{store_path} is a directory and {legacy} exists", "remove one of them")

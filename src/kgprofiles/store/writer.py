@@ -55,6 +55,7 @@ class GenerationWriter:
         self._held = False
 
     def __enter__(self) -> GenerationWriter:
+        generations.check_adoptable(self.store_path)  # (before the lock: its file goes beside the store)
         self._lock.__enter__()
         self._held = True
         return self
