@@ -6,6 +6,7 @@ data (dicts and lists ready for JSON) or the typed reports the commands print.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +17,7 @@ from kgprofiles.config import RELATED_ON_PROFILE, Settings, load_settings
 if TYPE_CHECKING:  # imported when used: `import kgprofiles` stays quick
     from kgprofiles.pipeline import BuildReport
     from kgprofiles.store.base import QueryResult, Store, Term
+    from kgprofiles.store.sandbox import QueryPool
     from kgprofiles.validate import ValidationReport
 
 __all__ = ["Graph", "Project"]
@@ -78,18 +80,48 @@ class Project:
         (or use ``with``) to let a later build remove the generation."""
         from kgprofiles.store import open_store
 
-        return Graph(open_store(self.settings, read_only=True), self.settings)
+        pool = _query_pool(self.settings)
+        try:
+            return Graph(open_store(self.settings, read_only=True), self.settings, pool)
+        except BaseException:
+            if pool is not None:
+                pool.close()
+            raise
+
+
+def _query_pool(settings: Settings) -> QueryPool | None:
+    """The worker a Graph's queries run in over an on-disk store, started now if this process has
+    one thread (a plain script): forked from it before the store starts its threads, it does not
+    import the main script again as a forkserver's worker does. Else started by the first query."""
+    from kgprofiles.config import MEMORY
+    from kgprofiles.store.sandbox import QueryPool, _single_threaded
+
+    if settings.endpoint or settings.store == MEMORY:
+        return None
+    pool = QueryPool(workers=1, queue=settings.query_queue, memory_mb=settings.query_memory_mb, fork=True)
+    if _single_threaded():
+        pool.start()
+    return pool
 
 
 class Graph:
-    """The built graph of a project, opened to read (``Project.open``)."""
+    """The built graph of a project, opened to read (``Project.open``).
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    ``query`` and ``sparql`` run as ``kgprofiles query`` does, under the project's budget: in a
+    worker process stopped at ``query_timeout_s`` (LimitHit "time") with at most
+    ``query_memory_mb`` of memory (LimitHit "memory"); a server's own timeout for a remote store;
+    an in-memory store's queries run in the calling thread, unstopped. A program that starts
+    threads before ``Project.open`` must, as with ``multiprocessing``, keep what runs queries under
+    ``if __name__ == "__main__":`` (its worker then imports the main script again)."""
+
+    def __init__(self, store: Store, settings: Settings, pool: QueryPool | None = None) -> None:
         from kgprofiles.profiles import Views
 
         self._store = store
         self._settings = settings
         self._views = Views(store, settings.queries_dir, settings.related_weights)
+        self._pool = pool  # the query worker (None: made by the first query)
+        self._starting = threading.Lock()
 
     def __enter__(self) -> Graph:
         return self
@@ -100,6 +132,8 @@ class Graph:
         self.close()
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
         self._store.close()
 
     def profile(self, person: str, *, related: int = RELATED_ON_PROFILE) -> dict[str, Any]:
@@ -131,8 +165,26 @@ class Graph:
         """
         from kgprofiles.queries import get_query
 
-        return get_query(self._settings.queries_dir, name).run(self._store, params)
+        named = get_query(self._settings.queries_dir, name)
+        return self._budgeted(named.text, named.bind(params))
 
     def sparql(self, text: str, *, bindings: Mapping[str, Term] | None = None) -> QueryResult:
         """Run SPARQL text (SELECT, ASK, CONSTRUCT, DESCRIBE) with ``bindings`` bound as RDF terms."""
-        return self._store.query(text, bindings)
+        return self._budgeted(text, bindings)
+
+    def _budgeted(self, text: str, bindings: Mapping[str, Term] | None) -> QueryResult:
+        """The answer of a query run under the project's time and memory budget (class docstring)."""
+        from kgprofiles.store.sandbox import QueryPool, query_once
+
+        settings = self._settings
+        with self._starting:
+            if self._pool is None:
+                self._pool = QueryPool(workers=1, queue=settings.query_queue, memory_mb=settings.query_memory_mb)
+        return query_once(
+            self._store,
+            text,
+            bindings,
+            timeout_s=self._settings.query_timeout_s,
+            max_depth=self._settings.query_max_depth,
+            pool=self._pool,
+        )

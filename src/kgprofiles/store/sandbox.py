@@ -426,7 +426,11 @@ class _Worker:
             _, self.isolation = ours.recv()
         except (EOFError, OSError) as exc:
             self.kill()
-            raise StoreError(f"a query worker stopped while starting (exit code {self.process.exitcode})") from exc
+            raise StoreError(
+                f"a query worker stopped while starting (exit code {self.process.exitcode})",
+                "a program that runs queries as its main script is imported must keep them under "
+                '`if __name__ == "__main__":` (a worker imports that script again)',
+            ) from exc
 
     def ask(self, job: QueryJob, timeout_s: float) -> tuple[Any, ...] | None:
         """The worker's reply, or None if it did not come within ``timeout_s``; raises EOFError
