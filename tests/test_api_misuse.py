@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import kgprofiles
-from kgprofiles.errors import LimitHit
+from kgprofiles.errors import InputError, LimitHit, QueryError
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every triple against every triple, three times over: years of work on the seed graph.
@@ -40,3 +40,45 @@ def test_a_sparql_query_that_would_run_for_ever_stops_at_the_time_limit(graph: k
     assert stopped.value.which == "time" and stopped.value.hint
     assert time.monotonic() - started < 15
     assert graph.sparql("ASK { ?s ?p ?o }") is True  # the graph is still usable
+
+
+@pytest.mark.parametrize("person", [None, 42, b"horace-he", ["horace-he"]])
+def test_a_person_that_is_not_a_string_is_refused_by_name(graph: kgprofiles.Graph, person: object) -> None:
+    for read in (graph.profile, graph.related):
+        with pytest.raises(InputError, match=f"person must be a string .*not {type(person).__name__}") as refused:
+            read(person)  # type: ignore[arg-type]
+        assert refused.value.hint
+
+
+@pytest.mark.parametrize("count", [-1, -100, 1.5, float("nan"), "3", True])
+def test_a_count_of_people_that_is_not_a_whole_number_of_at_least_0_is_refused(
+    graph: kgprofiles.Graph, count: object
+) -> None:
+    """``related(limit=-1)`` gave every related person but the last (a slice), ``limit=True`` one,
+    a float or a string a TypeError from deep inside."""
+    with pytest.raises(InputError, match=r"limit must be a whole number of at least 0") as refused:
+        graph.related("horace-he", limit=count)  # type: ignore[arg-type]
+    assert refused.value.hint
+    with pytest.raises(InputError, match=r"related must be a whole number of at least 0"):
+        graph.profile("horace-he", related=count)  # type: ignore[arg-type]
+
+
+def test_counts_of_people_that_are_whole_numbers_are_taken(graph: kgprofiles.Graph) -> None:
+    every = graph.related("horace-he")
+    assert graph.related("horace-he", limit=0) == [] and graph.related("horace-he", limit=10**9) == every
+    assert graph.related("horace-he", limit=None) == every and len(graph.related("horace-he", limit=2)) == 2
+    assert len(graph.profile("horace-he", related=2)["related"]) == 2
+
+
+@pytest.mark.parametrize("text", [None, 42, b"ASK {}"])
+def test_sparql_text_that_is_not_a_string_is_refused(graph: kgprofiles.Graph, text: object) -> None:
+    with pytest.raises(InputError, match=f"the SPARQL text must be a string, not {type(text).__name__}") as refused:
+        graph.sparql(text)  # type: ignore[arg-type]
+    assert refused.value.hint
+
+
+@pytest.mark.parametrize("bindings", [[("p", "x")], "p", 42])
+def test_bindings_that_are_not_a_mapping_are_refused(graph: kgprofiles.Graph, bindings: object) -> None:
+    with pytest.raises(QueryError, match="bindings must map variable names to RDF terms") as refused:
+        graph.sparql("ASK { ?p ?q ?r }", bindings=bindings)  # type: ignore[arg-type]
+    assert refused.value.hint

@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from kgprofiles.config import RELATED_ON_PROFILE, Settings, load_settings
+from kgprofiles.errors import InputError
 
 if TYPE_CHECKING:  # imported when used: `import kgprofiles` stays quick
     from kgprofiles.pipeline import BuildReport
@@ -136,17 +137,20 @@ class Graph:
             self._pool.close()
         self._store.close()
 
-    def profile(self, person: str, *, related: int = RELATED_ON_PROFILE) -> dict[str, Any]:
+    def profile(self, person: str, *, related: int | None = RELATED_ON_PROFILE) -> dict[str, Any]:
         """A person's profile (a slug, CURIE, IRI, name or Q-id), as ``kgprofiles profile
-        --format json`` gives it (``render/profile.schema.json``)."""
+        --format json`` gives it (``render/profile.schema.json``), with ``related`` related people
+        (None: all)."""
         from kgprofiles.render.json import profile_data
 
+        person, related = _person(person), _count(related, "related")
         return profile_data(self._views.profile(self._views.resolve_person(person), related))
 
     def related(self, person: str, *, limit: int | None = None) -> list[dict[str, Any]]:
         """People related to a person, best first, each with the reason and the score's parts."""
         from kgprofiles.render.json import related_data
 
+        person, limit = _person(person), _count(limit, "limit")
         people = self._views.related(self._views.resolve_person(person), limit)
         return [related_data(r) for r in people]
 
@@ -170,6 +174,8 @@ class Graph:
 
     def sparql(self, text: str, *, bindings: Mapping[str, Term] | None = None) -> QueryResult:
         """Run SPARQL text (SELECT, ASK, CONSTRUCT, DESCRIBE) with ``bindings`` bound as RDF terms."""
+        if not isinstance(text, str):
+            raise InputError(f"the SPARQL text must be a string, not {type(text).__name__}", "give the query as a str")
         return self._budgeted(text, bindings)
 
     def _budgeted(self, text: str, bindings: Mapping[str, Term] | None) -> QueryResult:
@@ -188,3 +194,23 @@ class Graph:
             max_depth=self._settings.query_max_depth,
             pool=self._pool,
         )
+
+
+def _person(value: object) -> str:
+    """``value``, the text that names a person, or an InputError."""
+    if not isinstance(value, str):
+        raise InputError(
+            f"person must be a string (a slug, CURIE, IRI, name or Q-id), not {type(value).__name__}",
+            'e.g. "horace-he", "person:horace-he" or "Horace He"',
+        )
+    return value
+
+
+def _count(value: object, name: str) -> int | None:
+    """``value``, a number of people (None: all of them), or an InputError naming ``name``."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    raise InputError(
+        f"{name} must be a whole number of at least 0, or None, not {value!r}",
+        f"e.g. {name}=10 (None: every related person)",
+    )

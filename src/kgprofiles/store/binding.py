@@ -69,6 +69,11 @@ def where_group_start(text: str) -> int | None:
 
 def check_bindings(bindings: Mapping[str, Term] | None) -> dict[str, Term]:
     """The bindings, checked: names are SPARQL variable names (no ``?``), values RDF terms."""
+    if bindings is not None and not isinstance(bindings, Mapping):
+        raise QueryError(
+            f"bindings must map variable names to RDF terms, not be a {type(bindings).__name__}",
+            'e.g. {"person": pyoxigraph.NamedNode("https://…")}',
+        )
     checked: dict[str, Term] = {}
     for name, term in (bindings or {}).items():
         if not _VARNAME.fullmatch(name):
