@@ -82,3 +82,21 @@ def test_bindings_that_are_not_a_mapping_are_refused(graph: kgprofiles.Graph, bi
     with pytest.raises(QueryError, match="bindings must map variable names to RDF terms") as refused:
         graph.sparql("ASK { ?p ?q ?r }", bindings=bindings)  # type: ignore[arg-type]
     assert refused.value.hint
+
+
+def test_paths_given_as_one_string_are_refused_not_read_letter_by_letter(project: kgprofiles.Project) -> None:
+    """A str is an iterable of str: ``validate(paths="data/people/x.ttl")`` said "d: no such file
+    or directory" (its first letter), and ``load(None)`` raised a TypeError."""
+    one = str(ROOT / "data" / "people" / "horace-he.ttl")
+    for call in (
+        lambda: project.validate(paths=one),
+        lambda: project.build(paths=one),
+        lambda: project.load(one),
+        lambda: project.load(Path(one)),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InputError, match="paths must be a list of files or directories, not") as refused:
+            call()
+        assert refused.value.hint is not None and "[" in refused.value.hint
+    with pytest.raises(InputError, match="paths must be a list of files or directories, not None"):
+        project.load(None)  # type: ignore[arg-type]
+    assert project.validate(paths=[one]).conforms

@@ -6,6 +6,7 @@ data (dicts and lists ready for JSON) or the typed reports the commands print.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -57,7 +58,7 @@ class Project:
         the data directory): the shapes' results, and what OWL RL would refuse in a build."""
         from kgprofiles.pipeline import validate
 
-        return validate(self.settings, [Path(p) for p in paths] if paths else None)
+        return validate(self.settings, _paths(paths, optional=True) or None)
 
     def build(
         self, *, paths: Iterable[str | Path] | None = None, wait: bool = True, reference: bool = False
@@ -67,14 +68,14 @@ class Project:
         another process is writing the store. ``reference``: pyshacl and owlrl themselves."""
         from kgprofiles.pipeline import WriteOptions, build
 
-        found = [Path(p) for p in paths] if paths else None
+        found = _paths(paths, optional=True) or None
         return build(self.settings, found, reference=reference, writing=WriteOptions(wait=wait))
 
     def load(self, paths: Iterable[str | Path], *, wait: bool = True) -> BuildReport:
         """Add or replace these files in the built store, all or nothing."""
         from kgprofiles.pipeline import WriteOptions, load
 
-        return load(self.settings, [Path(p) for p in paths], writing=WriteOptions(wait=wait))
+        return load(self.settings, _paths(paths, optional=False), writing=WriteOptions(wait=wait))
 
     def open(self) -> Graph:
         """The built graph, to read: the store's published generation, opened read-only. Close it
@@ -194,6 +195,26 @@ class Graph:
             max_depth=self._settings.query_max_depth,
             pool=self._pool,
         )
+
+
+def _paths(paths: object, *, optional: bool) -> list[Path]:
+    """``paths`` (files or directories; None if ``optional``: an empty list) as Paths, or an
+    InputError: a lone str or Path is refused, never read as the paths of its letters (``"/"``
+    first: the whole file system searched for Turtle files)."""
+    if paths is None and optional:
+        return []
+    if isinstance(paths, str | bytes | os.PathLike) or not isinstance(paths, Iterable):
+        one = paths if isinstance(paths, str | os.PathLike) else "data/people/someone.ttl"
+        raise InputError(
+            f"paths must be a list of files or directories, not {paths!r}",
+            f"give a list, even of one path: [{str(one)!r}]",
+        )
+    found = []
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise InputError(f"paths must be a list of files or directories, not hold {path!r}", "give str or Path")
+        found.append(Path(path))
+    return found
 
 
 def _person(value: object) -> str:
