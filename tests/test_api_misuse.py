@@ -100,3 +100,21 @@ def test_paths_given_as_one_string_are_refused_not_read_letter_by_letter(project
     with pytest.raises(InputError, match="paths must be a list of files or directories, not None"):
         project.load(None)  # type: ignore[arg-type]
     assert project.validate(paths=[one]).conforms
+
+
+@pytest.mark.parametrize(
+    ("arguments", "refused"),
+    [
+        ({"root": 1}, "root must be a path"),
+        ({"store": 1}, "store must be a path"),
+        ({"store": b"/tmp/store"}, "store must be a path"),
+        ({"store": "/tmp/a\x00b"}, "store must be a path"),
+        ({"endpoint": 1}, "endpoint must be"),
+    ],
+)
+def test_a_project_named_by_arguments_of_the_wrong_kind_is_refused(arguments: dict[str, object], refused: str) -> None:
+    """``Project(root=1)`` raised a TypeError from pathlib, ``Project(endpoint=1)`` was taken and
+    failed at the first query with an AttributeError, a NUL in ``store`` became "no store at /tmp/a b"."""
+    with pytest.raises(InputError, match=refused) as error:
+        kgprofiles.Project(**({"root": ROOT} | arguments))  # type: ignore[arg-type]
+    assert error.value.hint

@@ -45,6 +45,14 @@ class Project:
     """
 
     def __init__(self, root: str | Path | None = None, *, store: str | None = None, endpoint: str | None = None):
+        for name, value in (("root", root), ("store", store)):
+            if value is not None and (not isinstance(value, str | os.PathLike) or "\0" in str(value)):
+                raise InputError(f"{name} must be a path (str or Path), not {value!r}", f"e.g. {name}='/srv/people'")
+        if endpoint is not None and not isinstance(endpoint, str):
+            raise InputError(
+                f"endpoint must be a SPARQL endpoint's URL (a str), not {endpoint!r}",
+                "e.g. endpoint='http://127.0.0.1:7878/query'",
+            )
         settings = load_settings(Path(root) if root is not None else None)
         if store is not None and store != "memory:":
             store = str(Path(store).absolute())
