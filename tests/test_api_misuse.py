@@ -118,3 +118,10 @@ def test_a_project_named_by_arguments_of_the_wrong_kind_is_refused(arguments: di
     with pytest.raises(InputError, match=refused) as error:
         kgprofiles.Project(**({"root": ROOT} | arguments))  # type: ignore[arg-type]
     assert error.value.hint
+
+
+def test_a_build_into_memory_is_an_input_error_that_says_why() -> None:
+    """It was a validation failure (exit 1) whose text spoke of the command line only."""
+    with pytest.raises(InputError, match="keeps nothing") as raised:
+        kgprofiles.Project(store="memory:").build()
+    assert "Project(store=PATH)" in (raised.value.hint or "")

@@ -246,7 +246,10 @@ def _staging(settings: Settings, store: Store | None, writing: WriteOptions) -> 
         finally:
             remote.close()
     elif settings.store == MEMORY:
-        raise ValidationFailed("cannot build into memory: from the command line", "give --store PATH")
+        raise InputError(
+            "a build into memory: keeps nothing (the store is gone when the build ends)",
+            "give the store a directory: --store PATH, or Project(store=PATH)",
+        )
     else:
         with writing.writer(settings.store) as writer, generation_staging(writer) as staged:
             yield staged
