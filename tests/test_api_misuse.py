@@ -125,3 +125,15 @@ def test_a_build_into_memory_is_an_input_error_that_says_why() -> None:
     with pytest.raises(InputError, match="keeps nothing") as raised:
         kgprofiles.Project(store="memory:").build()
     assert "Project(store=PATH)" in (raised.value.hint or "")
+
+
+def test_a_binding_for_a_variable_the_query_does_not_use_is_refused(graph: kgprofiles.Graph) -> None:
+    """A typo in a binding's name bound nothing: the query answered for every person, not one."""
+    import pyoxigraph as ox
+
+    horace = ox.NamedNode("https://w3id.org/kgprofiles/id/person/horace-he")
+    text = "SELECT ?name WHERE { ?person kgp:name ?name }"
+    assert [r["name"].value for r in graph.sparql(text, bindings={"person": horace}).rows] == ["Horace He"]
+    with pytest.raises(QueryError, match=r"\?persn is not a variable of the query") as refused:
+        graph.sparql(text, bindings={"persn": horace})
+    assert refused.value.hint

@@ -67,6 +67,12 @@ def where_group_start(text: str) -> int | None:
     return None if group is None else group.start + 1
 
 
+@lru_cache(maxsize=512)  # (as where_group_start: the named queries come back again and again)
+def query_variables(text: str) -> frozenset[str]:
+    """The names of the variables a SPARQL text writes (``?x`` and ``$x`` alike)."""
+    return frozenset(t.text[1:] for t in scan(text) if t.kind == "var")
+
+
 def check_bindings(bindings: Mapping[str, Term] | None) -> dict[str, Term]:
     """The bindings, checked: names are SPARQL variable names (no ``?``), values RDF terms."""
     if bindings is not None and not isinstance(bindings, Mapping):
@@ -220,6 +226,11 @@ def inline_values(text: SparqlText, bindings: Mapping[str, Term]) -> SparqlText:
     WHERE group (a DESCRIBE without one gets ``WHERE { VALUES … }``)."""
     if not bindings:
         return text
+    unused = [name for name in bindings if name not in query_variables(text.original)]
+    if unused:  # (a typo: bound to nothing, the query would answer for every value)
+        raise QueryError(
+            f"?{unused[0]} is not a variable of the query", "bind only variables the query uses, by their names"
+        )
     clause = values_clause(bindings)
     start = where_group_start(text.original)
     if start is not None:
