@@ -137,3 +137,28 @@ def test_a_binding_for_a_variable_the_query_does_not_use_is_refused(graph: kgpro
     with pytest.raises(QueryError, match=r"\?persn is not a variable of the query") as refused:
         graph.sparql(text, bindings={"persn": horace})
     assert refused.value.hint
+
+
+def test_a_plain_script_runs_once_though_its_queries_run_in_a_worker(
+    project: kgprofiles.Project, tmp_path: Path
+) -> None:
+    """A script without an ``if __name__ == "__main__":`` guard, with a thread running when it
+    opens the graph (as after a build: the store's threads), so its query worker comes from the
+    forkserver: the worker imported the script again and ran it, top to bottom (a build in it
+    built a second time), and the query failed. The script now runs once."""
+    import subprocess
+    import sys
+
+    runs = tmp_path / "runs.txt"
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "import threading, time, kgprofiles\n"
+        f"with open({str(runs)!r}, 'a') as out:\n"
+        "    out.write('ran\\n')\n"
+        "threading.Thread(target=time.sleep, args=(3,), daemon=True).start()\n"
+        f"with kgprofiles.Project({str(project.settings.root)!r}).open() as graph:\n"
+        "    print(graph.sparql('ASK { ?s ?p ?o }'), len(graph.query('org-members', org='pytorch').rows) > 0)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
+    assert runs.read_text() == "ran\n"

@@ -101,8 +101,8 @@ class Project:
 
 def _query_pool(settings: Settings) -> QueryPool | None:
     """The worker a Graph's queries run in over an on-disk store, started now if this process has
-    one thread (a plain script): forked from it before the store starts its threads, it does not
-    import the main script again as a forkserver's worker does. Else started by the first query."""
+    one thread: forked from it before the store starts its threads (~10 ms, where the forkserver's
+    first worker takes 0.1-0.15 s). Else started, from the forkserver, by the first query."""
     from kgprofiles.config import MEMORY
     from kgprofiles.store.sandbox import QueryPool, _single_threaded
 
@@ -120,9 +120,8 @@ class Graph:
     ``query`` and ``sparql`` run as ``kgprofiles query`` does, under the project's budget: in a
     worker process stopped at ``query_timeout_s`` (LimitHit "time") with at most
     ``query_memory_mb`` of memory (LimitHit "memory"); a server's own timeout for a remote store;
-    an in-memory store's queries run in the calling thread, unstopped. A program that starts
-    threads before ``Project.open`` must, as with ``multiprocessing``, keep what runs queries under
-    ``if __name__ == "__main__":`` (its worker then imports the main script again)."""
+    an in-memory store's queries run in the calling thread, unstopped. The worker never runs the
+    program's main script again: a plain script needs no ``if __name__ == "__main__":`` guard."""
 
     def __init__(self, store: Store, settings: Settings, pool: QueryPool | None = None) -> None:
         from kgprofiles.profiles import Views

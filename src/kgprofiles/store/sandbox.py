@@ -24,9 +24,9 @@ Here each query runs in a worker process that is killed (SIGKILL) at the time li
   the only layer.
 
 Workers start from a forkserver that has this module, ``kgprofiles.export`` and
-``kgprofiles.cli`` loaded (a new worker, as after a kill, starts in about 15 ms). As always with
-the forkserver and spawn methods, a worker imports the program's main script again (not as
-``__main__``): a script that builds the app must do so under ``if __name__ == "__main__":``.
+``kgprofiles.cli`` loaded (a new worker, as after a kill, starts in about 15 ms). Unlike
+multiprocessing's usual way, neither the forkserver nor a worker imports the program's main script
+again (``_main_script_left_alone``): a script needs no ``if __name__ == "__main__":`` guard.
 
 An in-memory store cannot be shared with another process: ``run_in_thread`` runs a job on it in
 the calling thread, with the same reading, row limit and serialisation, but nothing can stop it at
@@ -46,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -416,7 +416,8 @@ class _Worker:
     def __init__(self, context: Any, memory_mb: int | None, isolate: bool) -> None:
         ours, theirs = context.Pipe()
         self.process = context.Process(target=_worker, args=(theirs, memory_mb, isolate), daemon=True)
-        self.process.start()
+        with _main_script_left_alone():
+            self.process.start()
         theirs.close()
         self.conn: Connection = ours
         if not ours.poll(START_TIMEOUT_S):
@@ -426,11 +427,7 @@ class _Worker:
             _, self.isolation = ours.recv()
         except (EOFError, OSError) as exc:
             self.kill()
-            raise StoreError(
-                f"a query worker stopped while starting (exit code {self.process.exitcode})",
-                "a program that runs queries as its main script is imported must keep them under "
-                '`if __name__ == "__main__":` (a worker imports that script again)',
-            ) from exc
+            raise StoreError(f"a query worker stopped while starting (exit code {self.process.exitcode})") from exc
 
     def ask(self, job: QueryJob, timeout_s: float) -> tuple[Any, ...] | None:
         """The worker's reply, or None if it did not come within ``timeout_s``; raises EOFError
@@ -454,6 +451,31 @@ class _Worker:
             self.process.kill()
         self.process.join(timeout=5)
         self.conn.close()
+
+
+_MAIN_HIDDEN = threading.Lock()
+
+
+@contextlib.contextmanager
+def _main_script_left_alone() -> Iterator[None]:
+    """While a worker starts, the program's main module says neither its file nor its name: a
+    forkserver (and its workers) would import it again, as ``__mp_main__``, and a script without
+    an ``if __name__ == "__main__":`` guard would run again in them, top to bottom (a script that
+    builds its project and then queries it through the Python API built it a second time, in the
+    worker). A worker needs nothing of it: its job is this module's function."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    with _MAIN_HIDDEN:
+        hidden: dict[str, object] = {n: main.__dict__.pop(n) for n in ("__file__", "__spec__") if n in main.__dict__}
+        if "__spec__" in hidden:
+            main.__spec__ = None  # (spawn reads it with getattr: None is "no name")
+        try:
+            yield
+        finally:
+            main.__dict__.pop("__spec__", None)
+            main.__dict__.update(hidden)
 
 
 def _single_threaded() -> bool:
