@@ -717,3 +717,84 @@ def test_a_store_from_before_generations_is_adopted_and_rebuilt(project: Setting
     settings = project.with_overrides(store=str(legacy))
     build(settings)
     assert legacy.is_symlink() and "<urn:a>" not in " ".join(dump(str(legacy)))
+
+
+# -- gc beside a writer that publishes ----------------------------------------------------------
+
+
+def test_gc_while_a_writer_publishes_never_removes_the_new_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`store gc` run between a publish's rename of the new generation and its switch of the link
+    (the generation neither building nor published, no reader on it): gc removed it, the link
+    was switched to nothing, and the publish's own gc then removed the previous generation: the
+    store was gone (`store check`: "points at no generation"), the writer saying it succeeded."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    real_point = generations.point
+    collected: list[str] = []
+
+    def gc_then_point(store_path: Path, generation: Path) -> None:
+        result = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", str(store)])
+        collected.append(result.output)
+        real_point(store_path, generation)
+
+    monkeypatch.setattr(generations, "point", gc_then_point)
+    publish_tiny(store, 2)
+    monkeypatch.setattr(generations, "point", real_point)
+    assert collected and "removed" not in collected[0], collected
+    assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]
+    checked = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(store)])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_a_gc_that_read_the_link_before_a_publish_never_removes_the_published_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gc reads which generation is published once, then walks the generations: a publish in
+    between (the link switched to a generation gc then reaches) had gc remove the published one."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    old = generations.current(store)
+    reader = OxigraphStore(str(store), read_only=True)  # keeps the old generation
+    try:
+        publish_tiny(store, 2)
+        new = generations.current(store)
+        assert new is not None and new != old
+        real_current = generations.current
+        calls = iter([old])  # the first look (gc's view before the publish) sees the old link
+
+        def stale_once(path: Path) -> Path | None:
+            return next(calls, None) or real_current(path)
+
+        monkeypatch.setattr(generations, "current", stale_once)
+        collected = generations.collect_garbage(store)
+        monkeypatch.setattr(generations, "current", real_current)
+        assert new.name not in collected.removed and new.is_dir(), collected
+    finally:
+        reader.close()
+    assert dump(str(store)) == [f"<urn:a> <urn:b> {TWO_INT} <urn:g>"]
+
+
+def test_store_use_beside_gc_publishes_the_generation_it_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`store use G` checks G, then points the link at it; a `store gc` in between (G neither
+    published nor read) removed G, and the link pointed at nothing."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    reader = OxigraphStore(str(store), read_only=True)  # keeps the first generation
+    first = Path(reader.location).name
+    publish_tiny(store, 2)
+    reader.close()
+    real_point = generations.point
+
+    def gc_then_point(store_path: Path, generation: Path) -> None:
+        generations.collect_garbage(store_path)  # what `store gc` does beside a writer
+        real_point(store_path, generation)
+
+    monkeypatch.setattr(generations, "point", gc_then_point)
+    used = runner.invoke(app, ["--project", str(ROOT), "store", "use", first, "--store", str(store)])
+    monkeypatch.setattr(generations, "point", real_point)
+    assert used.exit_code == 0, used.output
+    assert dump(str(store)) == ['<urn:a> <urn:b> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:g>']

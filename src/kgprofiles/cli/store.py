@@ -157,8 +157,14 @@ def use(
         where = generations.generations_dir(path)
         raise InputError(f"no generation {generation!r} in {where}", "see `kgprofiles store check`")
     with write_options("kgprofiles store use", no_wait).writer(path):
-        health = check_generation(target, published=False)
-        if not health.good:
-            raise StoreError(f"{generation} is broken: {health.problem}", "choose a good one: `kgprofiles store check`")
-        generations.point(path, target)
+        held = generations.lease(target)  # (held until the link points at it: a `store gc` beside leaves it)
+        if held is None:
+            raise InputError(f"no generation {generation!r} in {target.parent}", "see `kgprofiles store check`")
+        with held:
+            health = check_generation(target, published=False)
+            if not health.good:
+                raise StoreError(
+                    f"{generation} is broken: {health.problem}", "choose a good one: `kgprofiles store check`"
+                )
+            generations.point(path, target)
     typer.echo(f"published {generation}: {health.quads:,} quads")

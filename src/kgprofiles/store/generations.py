@@ -219,6 +219,14 @@ def _open_lease(generation: Path) -> int:
         ) from None
 
 
+def hold(generation: Path) -> Lease:
+    """A shared hold on ``generation``'s lease file, made if missing, whether or not the directory
+    exists yet (a writer's, from before it publishes a generation until the link points at it)."""
+    fd = _open_lease(generation)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return Lease(generation, fd)
+
+
 def make_lease_file(generation: Path) -> None:
     """Make the lease file of ``generation`` (a writer does, as it publishes one, so that readers
     who may not write the store's directory can hold it)."""
@@ -270,12 +278,15 @@ def publish(store_path: Path, generation: Path) -> Path:
     generations no reader holds. Returns the published directory."""
     final = generation.with_name(generation.name.removesuffix(BUILDING))
     fsync_tree(generation)
-    generation.rename(final)
-    make_lease_file(final)
-    fsync_dir(final.parent)
-    if store_path.exists() and not store_path.is_symlink():
-        adopt_legacy(store_path)
-    point(store_path, final)
+    # Held as a reader holds it from before it has its name until the link points at it: a gc
+    # beside this writer (`store gc`) sees a generation neither building nor published, and
+    # would remove it (the link then switched to nothing).
+    with hold(final):
+        generation.rename(final)
+        fsync_dir(final.parent)
+        if store_path.exists() and not store_path.is_symlink():
+            adopt_legacy(store_path)
+        point(store_path, final)
     collect_garbage(store_path)
     return final
 
@@ -358,7 +369,9 @@ def collect_garbage(store_path: Path, *, unfinished: bool = False) -> Collected:
         elif path.is_symlink():  # not a generation this store wrote: neither followed nor removed
             continue
         elif path.is_dir() and path.resolve() != published:  # (published: resolved, as is a linked directory)
-            taken = _remove_unless_leased(path)
+            taken = _remove_unless_leased(path, store_path)
+            if taken == _PUBLISHED:
+                continue
             if taken is None:
                 in_use.append(path.name)
             else:
@@ -367,14 +380,23 @@ def collect_garbage(store_path: Path, *, unfinished: bool = False) -> Collected:
     return Collected(tuple(removed), tuple(in_use), freed)
 
 
-def _remove_unless_leased(generation: Path) -> int | None:
-    """Remove ``generation`` if no reader holds it (its bytes freed), else None."""
+#: What ``_remove_unless_leased`` returns for a generation published since gc looked at the link.
+_PUBLISHED = -1
+
+
+def _remove_unless_leased(generation: Path, store_path: Path) -> int | None:
+    """Remove ``generation`` if no reader holds it and it is not published (its bytes freed),
+    else None (held) or ``_PUBLISHED``. The link is looked at again under the lock: a writer
+    holds a new generation until the link points at it, and the link may have moved since gc
+    first read it."""
     fd = os.open(lease_path(generation), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
+        if generation.resolve() == current(store_path):
+            return _PUBLISHED
         doomed = generation.with_name(generation.name + DELETING)
         generation.rename(doomed)  # a reader waiting on the lease sees it gone, and re-resolves
         freed = _remove(doomed)
