@@ -798,3 +798,34 @@ def test_store_use_beside_gc_publishes_the_generation_it_checked(
     monkeypatch.setattr(generations, "point", real_point)
     assert used.exit_code == 0, used.output
     assert dump(str(store)) == ['<urn:a> <urn:b> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:g>']
+
+
+def test_two_gcs_removing_the_same_generation_both_succeed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A publish's gc and a `store gc` (or two of them) walk the same old generation: the second,
+    having seen it a moment before the first removed it, failed renaming it ("No such file or
+    directory"): `store gc` exited 3, and a build or load that had just published said it failed."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    reader = OxigraphStore(str(store), read_only=True)  # keeps the first generation until now
+    old = Path(reader.location)
+    publish_tiny(store, 2)
+    reader.close()
+    real_remove = generations._remove_unless_leased
+    raced: list[generations.Collected] = []
+
+    def another_gc_first(generation: Path, store_path: Path) -> int | None:
+        if not raced:  # another gc removes it all between this gc's look and its removal
+            monkeypatch.setattr(generations, "_remove_unless_leased", real_remove)
+            raced.append(generations.collect_garbage(store_path))
+            monkeypatch.setattr(generations, "_remove_unless_leased", another_gc_first)
+        return real_remove(generation, store_path)
+
+    monkeypatch.setattr(generations, "_remove_unless_leased", another_gc_first)
+    publish_tiny(store, 3)  # (its gc is the second)
+    monkeypatch.setattr(generations, "_remove_unless_leased", real_remove)
+    assert raced and old.name in raced[0].removed
+    assert dump(str(store)) == ['<urn:a> <urn:b> "3"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:g>']
+    assert sorted(p.name for p in generations.generations_dir(store).iterdir()) == [
+        generations.current(store).name,  # type: ignore[union-attr]
+        generations.current(store).name + ".lease",  # type: ignore[union-attr]
+    ]

@@ -370,7 +370,7 @@ def collect_garbage(store_path: Path, *, unfinished: bool = False) -> Collected:
             continue
         elif path.is_dir() and path.resolve() != published:  # (published: resolved, as is a linked directory)
             taken = _remove_unless_leased(path, store_path)
-            if taken == _PUBLISHED:
+            if taken == _SKIPPED:
                 continue
             if taken is None:
                 in_use.append(path.name)
@@ -380,15 +380,16 @@ def collect_garbage(store_path: Path, *, unfinished: bool = False) -> Collected:
     return Collected(tuple(removed), tuple(in_use), freed)
 
 
-#: What ``_remove_unless_leased`` returns for a generation published since gc looked at the link.
-_PUBLISHED = -1
+#: What ``_remove_unless_leased`` returns for a generation published since gc looked at the link,
+#: or removed meanwhile by another gc.
+_SKIPPED = -1
 
 
 def _remove_unless_leased(generation: Path, store_path: Path) -> int | None:
     """Remove ``generation`` if no reader holds it and it is not published (its bytes freed),
-    else None (held) or ``_PUBLISHED``. The link is looked at again under the lock: a writer
+    else None (held) or ``_SKIPPED``. The link is looked at again under the lock: a writer
     holds a new generation until the link points at it, and the link may have moved since gc
-    first read it."""
+    first read it; another gc (a publish's, `store gc`) may have removed it meanwhile."""
     fd = os.open(lease_path(generation), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
@@ -396,9 +397,14 @@ def _remove_unless_leased(generation: Path, store_path: Path) -> int | None:
         except BlockingIOError:
             return None
         if generation.resolve() == current(store_path):
-            return _PUBLISHED
+            return _SKIPPED
         doomed = generation.with_name(generation.name + DELETING)
-        generation.rename(doomed)  # a reader waiting on the lease sees it gone, and re-resolves
+        try:
+            generation.rename(doomed)  # a reader waiting on the lease sees it gone, and re-resolves
+        except FileNotFoundError:  # removed by another gc (its lease file made again here: dropped)
+            with contextlib.suppress(FileNotFoundError):
+                lease_path(generation).unlink()
+            return _SKIPPED
         freed = _remove(doomed)
         with contextlib.suppress(FileNotFoundError):
             lease_path(generation).unlink()
