@@ -829,3 +829,32 @@ def test_two_gcs_removing_the_same_generation_both_succeed(tmp_path: Path, monke
         generations.current(store).name,  # type: ignore[union-attr]
         generations.current(store).name + ".lease",  # type: ignore[union-attr]
     ]
+
+
+def test_store_check_while_a_build_publishes_finds_no_broken_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build publishing (its gc removing the generation published before) while `store check`
+    lists the generations and then reads them one by one: the one removed meanwhile was reported
+    "BROKEN: the store generation … is gone", and, being the published one when check looked at
+    the link, check exited 3 ("the published generation … is broken") on a good store."""
+    from kgprofiles.store import health
+
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    real_dirs = generations.generation_dirs
+    published: list[bool] = []
+
+    def listed_then_a_publish(store_path: Path) -> list[Path]:
+        found = real_dirs(store_path)
+        if not published:
+            published.append(True)
+            publish_tiny(store, 2)
+        return found
+
+    monkeypatch.setattr(health.generations, "generation_dirs", listed_then_a_publish)
+    checked = runner.invoke(app, ["--project", str(ROOT), "store", "check", "--store", str(store)])
+    monkeypatch.setattr(health.generations, "generation_dirs", real_dirs)
+    assert published
+    assert checked.exit_code == 0 and "BROKEN" not in checked.output, checked.output
+    assert checked.output.startswith("published ") and generations.current(store).name in checked.output  # type: ignore[union-attr]

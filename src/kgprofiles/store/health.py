@@ -53,9 +53,25 @@ def check_generation(path: Path, published: bool, progress: Callable[[int], None
     return GenerationHealth(path.name, published, quads, graphs)
 
 
+#: How many times ``check_store`` looks again when the generation it found published was replaced
+#: (and removed) while it read.
+_ATTEMPTS = 3
+
+
 def check_store(store_path: Path, progress: Callable[[int], None] | None = None) -> list[GenerationHealth]:
-    """Every finished generation of the store, the published one first."""
-    published = generations.current(store_path)  # (resolved: the generations' directory may be a link)
-    found = generations.generation_dirs(store_path)
-    found.sort(key=lambda path: path.resolve() != published)  # (stable: the published one first)
-    return [check_generation(path, path.resolve() == published, progress) for path in found]
+    """Every finished generation of the store, the published one first. A generation removed
+    while this reads (by the gc of a build or load that published a newer one) is not broken: it
+    is left out, and if it was the published one, the store is looked at again."""
+    results: list[GenerationHealth] = []
+    for _ in range(_ATTEMPTS):
+        published = generations.current(store_path)  # (resolved: the generations' directory may be a link)
+        found = generations.generation_dirs(store_path)
+        found.sort(key=lambda path: path.resolve() != published)  # (stable: the published one first)
+        results = []
+        for path in found:
+            health = check_generation(path, path.resolve() == published, progress)
+            if health.good or path.exists():
+                results.append(health)
+        if published is None or any(h.published for h in results):
+            break
+    return results
