@@ -373,3 +373,39 @@ def test_a_full_endpoint_answers_503_with_retry_after_at_once(
         assert time.monotonic() - started < 1.0
         busy.join(10)
         assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=30).status_code == 200
+
+
+def test_an_update_while_another_process_writes_the_store_is_answered_503_within_the_time_limit(
+    settings: Settings, tmp_path
+) -> None:
+    """An update sent to a server over a published store while another process (a `kgprofiles
+    build`) holds the writer lock: the request waited for it without end and without a word (the
+    client timed out, and the update was published later anyway; Ctrl-C could not stop the
+    server while it waited). It waits up to the query time limit, then gets 503 naming the
+    writer, with Retry-After, and nothing is written."""
+    from kgprofiles.store import generations
+    from kgprofiles.store.writer import GenerationWriter
+
+    link = tmp_path / "store"
+    with GenerationWriter(link) as writer:
+        fresh = writer.fresh()
+        fresh.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 'c' } }")
+        published = writer.publish(fresh)
+    store = OxigraphStore(link, read_only=True)
+    app = create_app(settings, store, write_token=TOKEN, query_timeout=1)
+    try:
+        with serving(app) as url, httpx.Client(base_url=url, timeout=20) as c:
+            with GenerationWriter(link, command="kgprofiles build"):
+                started = time.monotonic()
+                answer = c.post(
+                    "/sparql",
+                    data={"update": "INSERT DATA { GRAPH <urn:g> { <urn:x> <urn:y> 'z' } }"},
+                    headers={"Authorization": f"Bearer {TOKEN}"},
+                )
+                waited = time.monotonic() - started
+            assert answer.status_code == 503, answer.text
+            assert "kgprofiles build" in answer.text and "Retry-After" in answer.headers
+            assert 1 <= waited < 10
+    finally:
+        store.close()
+    assert generations.current(link) == published

@@ -116,9 +116,12 @@ def writer_lock(
     wait: bool = True,
     on_wait: Callable[[str], None] | None = None,
     lock: Path | None = None,
+    wait_s: float | None = None,
+    busy_hint: str = "wait for it to finish, or run the command again without --no-wait to wait for it",
 ) -> Iterator[None]:
     """Hold the store's writer lock for the block. Another writer holding it: wait (telling
-    ``on_wait`` who holds it), or, with ``wait=False``, raise StoreBusy at once. ``lock``: the
+    ``on_wait`` who holds it; at most ``wait_s`` seconds when given, then StoreBusy), or, with
+    ``wait=False``, raise StoreBusy at once (``busy_hint``: what its hint says). ``lock``: the
     lock file, if not the one beside ``store_path`` (``lock_path``)."""
     lock = lock or lock_path(store_path)
     lock.parent.mkdir(parents=True, exist_ok=True)
@@ -129,18 +132,39 @@ def writer_lock(
         except BlockingIOError:
             holder = _holder(fd)
             if not wait:
-                raise StoreBusy(
-                    f"another process is writing the store at {store_path} ({holder})",
-                    "wait for it to finish, or run the command again without --no-wait to wait for it",
-                ) from None
+                raise StoreBusy(f"another process is writing the store at {store_path} ({holder})", busy_hint) from None
             if on_wait is not None:
                 on_wait(f"waiting for {holder} to finish writing {store_path}…")
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            if wait_s is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            elif not _lock_within(fd, wait_s):
+                raise StoreBusy(
+                    f"another process has been writing the store at {store_path} for more than {wait_s:g} s "
+                    f"({_holder(fd)})",
+                    busy_hint,
+                ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()} {command}\n".encode(), 0)
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+#: How often a writer that waits at most a while looks whether the lock is free.
+_POLL_S = 0.05
+
+
+def _lock_within(fd: int, seconds: float) -> bool:
+    """Take the exclusive lock on ``fd`` within ``seconds``; False if it stayed taken."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_POLL_S)
 
 
 def _holder(fd: int) -> str:

@@ -39,7 +39,8 @@ class GenerationWriter:
     Leaving the block without publishing removes what it made; the published store is untouched.
 
     ``wait=False`` fails at once with StoreBusy when another process writes the store; otherwise
-    ``on_wait`` is told who holds the lock and the writer waits for it."""
+    ``on_wait`` is told who holds the lock and the writer waits for it (at most ``wait_s``
+    seconds, when given: then StoreBusy, with ``busy_hint``)."""
 
     def __init__(
         self,
@@ -48,9 +49,14 @@ class GenerationWriter:
         command: str = "kgprofiles",
         wait: bool = True,
         on_wait: Callable[[str], None] | None = None,
+        wait_s: float | None = None,
+        busy_hint: str | None = None,
     ) -> None:
         self.store_path = Path(store_path)
-        self._lock = generations.writer_lock(self.store_path, command=command, wait=wait, on_wait=on_wait)
+        more = {"busy_hint": busy_hint} if busy_hint is not None else {}
+        self._lock = generations.writer_lock(
+            self.store_path, command=command, wait=wait, on_wait=on_wait, wait_s=wait_s, **more
+        )
         self._made: list[tuple[Path, OxigraphStore]] = []
         self._held = False
 
@@ -163,10 +169,14 @@ def update_published(
     base_iri: str | None = None,
     command: str = "kgprofiles",
     prepare: Callable[[OxigraphStore], None] | None = None,
+    wait_s: float | None = None,
+    busy_hint: str | None = None,
 ) -> None:
     """Run a SPARQL Update on the published store: on a copy of it, published when it succeeds
-    (after ``prepare``, given the updated copy: the web app writes its search index into it)."""
-    with GenerationWriter(store_path, command=command) as writer:
+    (after ``prepare``, given the updated copy: the web app writes its search index into it).
+    Another process writing the store: wait for it, at most ``wait_s`` seconds when given (then
+    StoreBusy, with ``busy_hint``)."""
+    with GenerationWriter(store_path, command=command, wait_s=wait_s, busy_hint=busy_hint) as writer:
         target = writer.copy_of_current()
         target.update(sparql, base_iri=base_iri)
         if prepare is not None:

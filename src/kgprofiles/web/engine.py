@@ -212,7 +212,8 @@ class Engine:
         return result
 
     def update(self, sparql: str, dataset: Dataset | None = None, base_iri: str | None = None) -> None:
-        """Run a SPARQL 1.1 Update as one transaction (no time limit: a write is never cut short)."""
+        """Run a SPARQL 1.1 Update as one transaction (no time limit: a write is never cut short;
+        waiting for another process that writes the store is, StoreBusy past it)."""
         sent = with_using(sparql, dataset or Dataset())
         self.check(sparql)
         if isinstance(self.store, OxigraphStore) and self.store.link is not None:
@@ -223,6 +224,10 @@ class Engine:
                 base_iri=base_iri,
                 command="kgprofiles serve (a SPARQL update)",
                 prepare=self.prepare,
+                # another writer (a build): waited for within the time limit, then 503 (never
+                # a request held, and the server unstoppable, for as long as a build runs)
+                wait_s=self.limits.timeout_s,
+                busy_hint="send the update again once it has finished",
             )
             return
         try:

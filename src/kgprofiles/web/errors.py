@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from kgprofiles.errors import Forbidden, InputError, KgError, LimitHit, QueryError, RemoteError, StoreError
 from kgprofiles.profiles import Ambiguous, NotFound
+from kgprofiles.store.generations import StoreBusy
 from kgprofiles.store.sandbox import RETRY_AFTER_S
 
 
@@ -37,6 +38,8 @@ def status_of(error: KgError) -> int:
 
 def headers_of(error: KgError) -> dict[str, str]:
     """Headers that say more than the status: which limit a query hit, and when to try again."""
+    if isinstance(error, StoreBusy):  # (another process writes the store: an update may try again)
+        return {"Retry-After": str(RETRY_AFTER_S)}
     if not isinstance(error, LimitHit):
         return {}
     if error.which in ("rows", "size"):  # (the same query would hit it again: no Retry-After)
