@@ -280,3 +280,33 @@ def test_replace_shapes_says_the_projects_shapes_are_the_only_ones(in_new_projec
         encoding="utf-8",
     )
     assert kg("validate")[0] == 0  # kgprofiles' rule on kgp:source no longer applies
+
+
+def test_two_inits_of_one_directory_at_once_make_one_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `kgprofiles init` in one directory at once, with different base IRIs: both had found no
+    kgprofiles.toml, both wrote and both said so, leaving the config of one and the example
+    person of the other (IRIs under another base than the project's). The second says another
+    init is making the project, and writes nothing."""
+    import kgprofiles.drafts as drafts
+
+    monkeypatch.chdir(tmp_path)
+    real = drafts._prefix_lines
+    nested: list[tuple[int, str]] = []
+    started: list[bool] = []
+
+    def another_init_meanwhile(prefixes: dict[str, str]) -> list[str]:
+        if not started:  # the second init runs while the first writes its example person
+            started.append(True)
+            nested.append(kg("init", "--yes", "--base-iri", "https://b.example.org/y/"))
+        return real(prefixes)
+
+    monkeypatch.setattr(drafts, "_prefix_lines", another_init_meanwhile)
+    first = kg("init", "--yes", "--base-iri", "https://a.example.org/x/")
+    monkeypatch.setattr(drafts, "_prefix_lines", real)
+    assert first[0] == 0, first[1]
+    assert nested and nested[0][0] == 2 and "another `kgprofiles init`" in nested[0][1], nested
+    config = tomllib.loads((tmp_path / "kgprofiles.toml").read_text(encoding="utf-8"))
+    assert config["kgprofiles"]["base_iri"] == "https://a.example.org/x/"
+    example = (tmp_path / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
+    assert "b.example.org" not in example and "a.example.org" in example
+    assert (tmp_path / ".gitignore").read_text(encoding="utf-8").count(".kgprofiles/") == 1

@@ -5,6 +5,10 @@ quotes stays one literal. Nothing is overwritten, and a slug already in use is r
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +71,34 @@ def init_project(directory: Path, *, title: str, base_iri: str) -> list[Path]:
     if ignore.is_dir():
         raise InputError(f"{ignore} is a directory, not a file", "nothing was written")
     directory.mkdir(parents=True, exist_ok=True)
+    with _one_init(directory):
+        if config.exists():  # (made by another init while this one looked)
+            raise InputError(f"{config} exists: {directory} is already a project", "nothing was written")
+        return _write_project(directory, config, ignore, space, title, base_iri)
+
+
+@contextlib.contextmanager
+def _one_init(directory: Path) -> Iterator[None]:
+    """One ``init`` of ``directory`` at a time (a lock on the directory, released when the process
+    ends however it ends): two at once both wrote, and both said so, leaving the kgprofiles.toml
+    of one and the example person of the other. The second is refused at once."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                f"another `kgprofiles init` is making a project in {directory}",
+                "nothing was written; once it is done, see its kgprofiles.toml",
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write_project(
+    directory: Path, config: Path, ignore: Path, space: IdSpace, title: str, base_iri: str
+) -> list[Path]:
     written = []
     for name in DATA_DIRS:
         (directory / "data" / name).mkdir(parents=True, exist_ok=True)
