@@ -310,3 +310,23 @@ def test_two_inits_of_one_directory_at_once_make_one_project(tmp_path: Path, mon
     example = (tmp_path / "data" / "people" / "example-person.ttl").read_text(encoding="utf-8")
     assert "b.example.org" not in example and "a.example.org" in example
     assert (tmp_path / ".gitignore").read_text(encoding="utf-8").count(".kgprofiles/") == 1
+
+
+def test_two_news_of_one_slug_at_once_refuse_the_second_as_one_run_after(
+    in_new_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `kgprofiles new person "Ada"` at once: both found no file, one wrote it, and the other
+    failed with "system error: File exists" and exit 3 (the code of a store error), where the
+    same command run a moment later says "exists; nothing was written" (exit 2)."""
+    import kgprofiles.drafts as drafts
+
+    real = drafts.new_entity
+
+    def another_new_meanwhile(*args: object, **options: object) -> drafts.Draft:
+        draft = real(*args, **options)  # type: ignore[arg-type]
+        draft.write()  # (the other `new`, done first)
+        return draft
+
+    monkeypatch.setattr(drafts, "new_entity", another_new_meanwhile)
+    code, out = kg("new", "person", "Ada", "--source", "https://example.org/ada")
+    assert code == 2 and "exists; nothing was written" in out, out

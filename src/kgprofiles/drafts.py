@@ -152,8 +152,13 @@ class Draft:
         """Write the file whole or not at all (a full disk leaves no empty or truncated file in
         data/), and never over another: written beside its place, then hard-linked into it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with written_whole(self.path, over=False) as part:
-            part.write_text(self.text, encoding="utf-8")
+        try:
+            with written_whole(self.path, over=False) as part:
+                part.write_text(self.text, encoding="utf-8")
+        except FileExistsError:  # (written meanwhile, by another `new`: as if it had been there)
+            raise InputError(
+                f"{self.path} exists; nothing was written", "choose another --slug, or edit that file"
+            ) from None
 
 
 KINDS = {
