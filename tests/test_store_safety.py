@@ -858,3 +858,30 @@ def test_store_check_while_a_build_publishes_finds_no_broken_generation(
     assert published
     assert checked.exit_code == 0 and "BROKEN" not in checked.output, checked.output
     assert checked.output.startswith("published ") and generations.current(store).name in checked.output  # type: ignore[union-attr]
+
+
+def test_a_load_that_waited_for_another_writer_stores_the_file_as_it_is_when_it_writes(project: Settings) -> None:
+    """A load parsed its files before it waited for the writer lock: a file saved again while the
+    load waited (an editor's save hook loading at every save, behind a build) was stored as it
+    was at the first save; and as waiting writers are not served in order, the load of the
+    earlier save could publish after the later one, leaving the store behind the file for good,
+    both loads saying they succeeded."""
+    build(project)
+    topics = project.data_dir / "topics" / "topics.ttl"
+    waiting = threading.Event()
+    failed: list[BaseException] = []
+
+    def load_topics() -> None:
+        try:
+            load(project, [topics], writing=WriteOptions(on_wait=lambda message: waiting.set()))
+        except BaseException as exc:  # (asserted on below)
+            failed.append(exc)
+
+    with GenerationWriter(project.store, command="kgprofiles build"):
+        loading = threading.Thread(target=load_topics)
+        loading.start()
+        assert waiting.wait(60), "the load did not wait for the writer"
+        shutil.copy(renamed(project), topics)  # saved again while the load waits
+    loading.join(timeout=60)
+    assert not loading.is_alive() and not failed, failed
+    assert TWO in " ".join(dump(project.store)) and ONE not in " ".join(dump(project.store))

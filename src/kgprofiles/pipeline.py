@@ -586,9 +586,13 @@ def load(
     from kgprofiles.store.oxigraph import OxigraphStore
 
     timer = _Timer(progress or Silent())
-    files = _parse(collect_files(paths), settings, timer)
+    found = collect_files(paths)
     if store is None and not settings.endpoint and settings.store != MEMORY:
         with (writing or WriteOptions()).writer(settings.store) as writer:
+            # parsed holding the lock: a file saved again while this load waited for another
+            # writer is stored as it is now (waiting writers are not served in the order they came:
+            # the load of an earlier save, parsed before it waited, could publish last)
+            files = _parse(found, settings, timer)
             target = writer.copy_of_current()
             previous = generations.current(Path(settings.store))  # the writer lock holds it still
             previous_index = previous / INDEX_FILE if previous is not None else None
@@ -601,6 +605,7 @@ def load(
                     update_index(target, settings.queries_dir, previous_index, index, changed, rewritten, copy)
             writer.publish(target)
     else:
+        files = _parse(found, settings, timer)
         own = store is None
         other = open_store(settings) if store is None else store
         try:
