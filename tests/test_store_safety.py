@@ -885,3 +885,34 @@ def test_a_load_that_waited_for_another_writer_stores_the_file_as_it_is_when_it_
     loading.join(timeout=60)
     assert not loading.is_alive() and not failed, failed
     assert TWO in " ".join(dump(project.store)) and ONE not in " ".join(dump(project.store))
+
+
+def test_a_build_that_waited_for_another_writer_builds_the_data_as_it_is_when_it_writes(project: Settings) -> None:
+    """A build listed the data directory's files before it waited for the writer lock, and read
+    them after: a file removed meanwhile (a checkout, `git pull`) failed the build ("cannot read:
+    No such file or directory"), and a file added meanwhile was left out without a word while
+    the files beside it were read as edited."""
+    build(project)
+    waiting = threading.Event()
+    failed: list[BaseException] = []
+
+    def build_it() -> None:
+        try:
+            build(project, writing=WriteOptions(on_wait=lambda message: waiting.set()))
+        except BaseException as exc:  # (asserted on below)
+            failed.append(exc)
+
+    gone = project.data_dir / "people" / "ian-buck.ttl"
+    with GenerationWriter(project.store, command="kgprofiles load"):
+        building = threading.Thread(target=build_it)
+        building.start()
+        assert waiting.wait(60), "the build did not wait for the writer"
+        gone.unlink()  # removed while the build waits
+    building.join(timeout=120)
+    assert not building.is_alive() and not failed, failed
+    reader = OxigraphStore(project.store, read_only=True)
+    try:
+        assert not [g for g in reader.graphs() if g.endswith("people/ian-buck.ttl")]
+        assert [g for g in reader.graphs() if g.endswith("people/jane-xu.ttl")]
+    finally:
+        reader.close()

@@ -190,8 +190,10 @@ def build(
     open ``store`` given by the caller, its graphs replace the old ones in one transaction.
     ``writing``: what to do when another process writes the same on-disk store (default: wait)."""
     timer = _Timer(progress or Silent())
-    found = collect_files(paths or [settings.data_dir])
     with _staging(settings, store, writing or WriteOptions()) as staged:
+        # listed holding the writer lock, as the files are read: a file removed or added while
+        # this build waited for another writer (a checkout) is not read, or is
+        found = collect_files(paths or [settings.data_dir])
         spill = TripleSpill(staged.scratch / "data.nt")
         with ClosureAhead() as passes:
 
