@@ -916,3 +916,32 @@ def test_a_build_that_waited_for_another_writer_builds_the_data_as_it_is_when_it
         assert [g for g in reader.graphs() if g.endswith("people/jane-xu.ttl")]
     finally:
         reader.close()
+
+
+def test_a_writer_stopped_holding_the_lock_is_named_as_stopped_with_how_to_resume_it(project: Settings) -> None:
+    """A writer stopped while it holds the lock (Ctrl-Z in another terminal, SIGSTOP): the next
+    writer waited for it, or with --no-wait was told to wait for it, as if it were running:
+    nothing said that it would never finish unless resumed."""
+    build(project)
+    holder = (
+        "import sys, time\n"
+        "from kgprofiles.store.writer import GenerationWriter\n"
+        f"with GenerationWriter({project.store!r}, command='kgprofiles build'):\n"
+        "    print('HELD', flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "HELD"  # type: ignore[union-attr]
+        child.send_signal(signal.SIGSTOP)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+            assert time.monotonic() < deadline, "the child did not stop"
+            time.sleep(0.01)
+        with pytest.raises(StoreBusy) as busy:
+            load_renamed(project, writing=WriteOptions(wait=False))
+        said = f"{busy.value.message}\n{busy.value.hint}"
+        assert f"pid {child.pid}" in said and "stopped" in said and f"kill -CONT {child.pid}" in said, said
+    finally:
+        child.kill()
+        child.wait(timeout=30)

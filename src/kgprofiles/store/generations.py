@@ -174,7 +174,21 @@ def _holder(fd: int) -> str:
     except OSError:
         text = ""
     pid, _, command = text.partition(" ")
-    return f"`{command}` (pid {pid})" if pid.isdigit() and command else "another kgprofiles process"
+    if not (pid.isdigit() and command):
+        return "another kgprofiles process"
+    return f"`{command}` (pid {pid}{_stopped(pid)})"
+
+
+def _stopped(pid: str) -> str:
+    """What to say of a writer that is stopped (Ctrl-Z in its terminal, SIGSTOP): it holds the
+    lock until it is resumed, however long one waits ('' when it runs, or cannot be seen)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError, UnicodeError):
+        return ""
+    if state not in ("T", "t"):
+        return ""
+    return f", stopped: it goes on only once resumed, by `fg` in its terminal or `kill -CONT {pid}`"
 
 
 def writer_active(store_path: Path) -> bool:
