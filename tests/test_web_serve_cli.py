@@ -395,3 +395,38 @@ def test_serve_refuses_an_address_it_cannot_listen_on(address: list[str], says: 
     done = CliRunner().invoke(app, ["--project", str(ROOT), "serve", "--store", "memory:", *address])
     assert done.exit_code == 2 and says in " ".join(done.output.split()), done.output
     assert "internal error" not in done.output
+
+
+def test_sigterm_while_the_server_starts_stops_it_with_exit_0(built_store: Path, tmp_path: Path) -> None:
+    """SIGTERM that came while the server was starting (a supervisor stopping its workers, a
+    service manager right after a start): the handler raised where it landed, here inside
+    uvicorn's logging set-up ("internal error: ValueError: Unable to configure formatter
+    'default' … a bug in kgprofiles", exit 70), elsewhere inside code that caught it (the server
+    ran on, the signal lost). It is now taken as a request to stop once started: exit 0."""
+    port = free_port()
+    wrapper = (
+        "import logging.config, os, signal, sys\n"
+        "real = logging.config.DictConfigurator.configure_formatter\n"
+        "def configure_formatter(self, config):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # (delivered here, inside dictConfig)\n"
+        "    return real(self, config)\n"
+        "logging.config.DictConfigurator.configure_formatter = configure_formatter\n"
+        "from kgprofiles.cli import app\n"
+        f"app(prog_name='kgprofiles', args=['--project', {str(ROOT)!r}, 'serve', '--store', "
+        f"{str(built_store)!r}, '--port', '{port}'])\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", wrapper],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    try:
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, output
+    assert "internal error" not in output and list(tmp_path.iterdir()) == [], output

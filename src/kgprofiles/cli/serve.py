@@ -23,6 +23,8 @@ from kgprofiles.errors import InputError
 if TYPE_CHECKING:
     import socket
 
+    import uvicorn
+
     from kgprofiles.config import Settings
 
 LOOPBACK_HINT = "other machines can reach it; it is read-only unless --write-token is given"
@@ -128,6 +130,7 @@ def serve(
 
     # a server stops on SIGTERM the way uvicorn and supervise() see to, not as an interrupted
     # write (boundary.Terminated: "nothing was published", exit 143)
+    _stop.requested, _stop.server = False, None
     signal.signal(signal.SIGTERM, _stopped)
     if listen_fd is not None:  # a worker of `serve --workers`: it goes with its supervisor, killed outright too
         from kgprofiles.killable import die_with_parent
@@ -175,17 +178,35 @@ def serve(
             typer.echo("hint: SERVICE and LOAD are still refused by reading each query first", err=True)
         if listen_fd is None:
             _say_serving(settings, url, host, write_token)
-        uvicorn.Server(server_config(app, connections_per_client=connections_per_client)).run(sockets=[sock])
+        server = uvicorn.Server(server_config(app, connections_per_client=connections_per_client))
+        _stop.server = server
+        server.should_exit = _stop.requested  # (a SIGTERM while it started: it stops once started)
+        server.run(sockets=[sock])
     finally:
         sock.close()
         target.close()
 
 
+class _Stop:
+    """SIGTERM as this process has seen it: asked for, and the uvicorn server to stop."""
+
+    requested = False
+    server: uvicorn.Server | None = None
+
+
+_stop = _Stop()
+
+
 def _stopped(signum: int, frame: object) -> None:
-    """SIGTERM, once uvicorn has shut down gracefully and raises it again (or before it runs): the
-    server exits 0 as after Ctrl-C, its clean-up run. (By SIGTERM's default action, each process
-    left its query workers' forkserver directory, /tmp/pymp-*, behind at every stop.)"""
-    raise typer.Exit(0)
+    """SIGTERM before uvicorn runs (while the server starts), or once uvicorn has shut down
+    gracefully and raises it again: the server stops once started, and exits 0 as after Ctrl-C,
+    its clean-up run. Nothing is raised: raised where the signal lands, it came out of uvicorn's
+    logging set-up as "internal error: ValueError: Unable to configure formatter" (exit 70), or
+    was caught by the code it landed in and lost (the server ran on). (By SIGTERM's default
+    action, each process left its query workers' forkserver directory, /tmp/pymp-*, behind.)"""
+    _stop.requested = True
+    if _stop.server is not None:
+        _stop.server.should_exit = True
 
 
 def _say_serving(settings: Settings, url: str, host: str, write_token: str | None) -> None:
@@ -230,6 +251,8 @@ def _supervise(sock: socket.socket, workers: int, shared: Path) -> None:
 
     running = [start() for _ in range(workers)]
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if _stop.requested:  # (a SIGTERM before this process took it over)
+        stop(signal.SIGTERM, None)
     try:
         while not stopping:
             time.sleep(0.2)
