@@ -117,13 +117,14 @@ def writer_lock(
     on_wait: Callable[[str], None] | None = None,
     lock: Path | None = None,
     wait_s: float | None = None,
-    busy_hint: str = "wait for it to finish, or run the command again without --no-wait to wait for it",
+    busy_hint: str | None = None,
 ) -> Iterator[None]:
     """Hold the store's writer lock for the block. Another writer holding it: wait (telling
     ``on_wait`` who holds it; at most ``wait_s`` seconds when given, then StoreBusy), or, with
     ``wait=False``, raise StoreBusy at once (``busy_hint``: what its hint says). ``lock``: the
     lock file, if not the one beside ``store_path`` (``lock_path``)."""
     lock = lock or lock_path(store_path)
+    busy_hint = busy_hint or "wait for it to finish, or run the command again without --no-wait to wait for it"
     lock.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:

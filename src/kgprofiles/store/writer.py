@@ -53,9 +53,8 @@ class GenerationWriter:
         busy_hint: str | None = None,
     ) -> None:
         self.store_path = Path(store_path)
-        more = {"busy_hint": busy_hint} if busy_hint is not None else {}
         self._lock = generations.writer_lock(
-            self.store_path, command=command, wait=wait, on_wait=on_wait, wait_s=wait_s, **more
+            self.store_path, command=command, wait=wait, on_wait=on_wait, wait_s=wait_s, busy_hint=busy_hint
         )
         self._made: list[tuple[Path, OxigraphStore]] = []
         self._held = False
