@@ -312,3 +312,42 @@ def test_an_individual_of_disjoint_classes_is_named_at_its_file_and_line(setting
     error = inconsistent(messages, files, settings.queries_dir)
     assert error.message.splitlines()[1:] == [f"d/x.ttl:4: {messages[0]}", f"d/x.ttl:9: {messages[1]}"]
     assert error.hint is not None and "disjoint classes" in error.hint
+
+
+def test_a_build_never_drops_the_updates_sent_to_the_server_without_being_told(
+    project: Settings, tmp_path: Path
+) -> None:
+    """An update sent to `serve --write-token` is published in a new generation (and carried by the
+    loads after it); a build makes the store from data/ alone and its gc removed the generation
+    that held the update: gone without a word. A build now refuses, the store as it was, until told
+    to drop them (`--discard-updates`); after that, builds go on as before."""
+    from typer.testing import CliRunner
+
+    from kgprofiles.cli import app
+    from kgprofiles.store.writer import update_published, updates_kept
+
+    small = tmp_path / "small"
+    (small / "organizations").mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "organizations" / "organizations.ttl", small / "organizations")
+    project = project.with_overrides(data_dir=small)
+    build(project)
+    note = 'INSERT DATA { GRAPH <https://example.org/n> { <https://example.org/a> <https://example.org/said> "k" } }'
+    update_published(project.store, note, command="kgprofiles serve (a SPARQL update)")
+    load(project, [small / "organizations" / "organizations.ttl"])  # (a load keeps the update)
+    assert len(updates_kept(project.store)) == 1
+    before = canonical_dump(project.store)
+    with pytest.raises(InputError, match=r"holds 1 SPARQL update\(s\) sent to `kgprofiles serve`") as refused:
+        build(project)
+    assert "--discard-updates" in (refused.value.hint or "") and canonical_dump(project.store) == before
+
+    def kg(*args: str) -> tuple[int, str]:
+        env = {"KGPROFILES_DATA": str(small)}
+        result = CliRunner().invoke(app, ["--project", str(ROOT), "build", "--store", project.store, *args], env=env)
+        return result.exit_code, result.output
+
+    code, out = kg()
+    assert code == 2 and "would drop" in out
+    code, out = kg("--discard-updates")
+    assert code == 0, out
+    assert not any("example.org/said" in q for q in canonical_dump(project.store)) and updates_kept(project.store) == []
+    assert kg()[0] == 0

@@ -69,15 +69,23 @@ class Project:
         return validate(self.settings, _paths(paths, optional=True) or None)
 
     def build(
-        self, *, paths: Iterable[str | Path] | None = None, wait: bool = True, reference: bool = False
+        self,
+        *,
+        paths: Iterable[str | Path] | None = None,
+        wait: bool = True,
+        reference: bool = False,
+        discard_updates: bool = False,
     ) -> BuildReport:
         """Build the store from ``paths`` (default: the data directory), atomically: a KgError and
         the store as it was, or the new store published. ``wait=False``: fail with StoreBusy if
-        another process is writing the store. ``reference``: pyshacl and owlrl themselves."""
+        another process is writing the store. ``reference``: pyshacl and owlrl themselves.
+        ``discard_updates``: build even if the store holds SPARQL updates sent to ``serve`` (they
+        are dropped; else an InputError)."""
         from kgprofiles.pipeline import WriteOptions, build
 
         found = _paths(paths, optional=True) or None
-        return build(self.settings, found, reference=reference, writing=WriteOptions(wait=wait))
+        writing = WriteOptions(wait=wait, discard_updates=discard_updates)
+        return build(self.settings, found, reference=reference, writing=writing)
 
     def load(self, paths: Iterable[str | Path], *, wait: bool = True) -> BuildReport:
         """Add or replace these files in the built store, all or nothing."""

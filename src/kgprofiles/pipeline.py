@@ -32,7 +32,7 @@ from kgprofiles.store.base import Store
 from kgprofiles.store.generations import fsync_dir
 from kgprofiles.store.oxigraph import OxigraphStore
 from kgprofiles.store.staging import GenerationStaging, Staging, generation_staging, replacement_staging
-from kgprofiles.store.writer import GenerationWriter
+from kgprofiles.store.writer import GenerationWriter, updates_kept
 from kgprofiles.terms import graph_from_triples, triples_from_graph
 from kgprofiles.validate import (
     ValidationReport,
@@ -157,6 +157,8 @@ class WriteOptions:
     wait: bool = True
     on_wait: Callable[[str], None] | None = None
     command: str = "kgprofiles"
+    #: A build may replace a store holding SPARQL updates sent to `serve` (they are dropped).
+    discard_updates: bool = False
 
     def writer(self, store_path: str | Path) -> GenerationWriter:
         return GenerationWriter(store_path, command=self.command, wait=self.wait, on_wait=self.on_wait)
@@ -253,8 +255,24 @@ def _staging(settings: Settings, store: Store | None, writing: WriteOptions) -> 
             "give the store a directory: --store PATH, or Project(store=PATH)",
         )
     else:
-        with writing.writer(settings.store) as writer, generation_staging(writer) as staged:
-            yield staged
+        with writing.writer(settings.store) as writer:
+            _refuse_dropping_updates(settings.store, writing.discard_updates)
+            with generation_staging(writer) as staged:
+                yield staged
+
+
+def _refuse_dropping_updates(store: str, discard: bool) -> None:
+    """An InputError, before anything is read, when the published store holds SPARQL updates sent
+    to ``serve --write-token`` and ``discard`` is not given: a build makes the store from data/
+    alone, and the gc after it removes the generation that held them."""
+    kept = updates_kept(store)
+    if kept and not discard:
+        raise InputError(
+            f"the store at {store} holds {len(kept)} SPARQL update(s) sent to `kgprofiles serve` since its last "
+            f"build (the last: {kept[-1].split(' ', 1)[0]}), which a build from data/ would drop",
+            "keep them first (`kgprofiles export -o updated.nq`, then move what you keep into data/), or "
+            "build with --discard-updates",
+        )
 
 
 @contextmanager

@@ -4,6 +4,7 @@ into the built store). ``build`` and ``load`` are the store's writers: one at a 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -95,6 +96,14 @@ def build(
     quiet: QuietOption = False,
     reference: ReferenceOption = False,
     no_wait: NoWaitOption = False,
+    discard_updates: Annotated[
+        bool,
+        typer.Option(
+            "--discard-updates",
+            help="Build even if the store holds SPARQL updates sent to `kgprofiles serve` (they are dropped; "
+            "without this, such a build is refused).",
+        ),
+    ] = False,
 ) -> None:
     """Build the graph: parse data/ (one named graph per file), validate it with SHACL, add the
     OWL RL closure in its own graph, and store it, atomically: on any error the previous store
@@ -116,7 +125,7 @@ def build(
 
     settings = store_settings(ctx, store, endpoint, server_kind)
     with report_progress("build", quiet) as progress:
-        writing = write_options("kgprofiles build", no_wait)
+        writing = replace(write_options("kgprofiles build", no_wait), discard_updates=discard_updates)
         report = run_build(settings, paths, progress, reference=reference, writing=writing)
     for note in report.notes:
         typer.echo(f"note: {note}", err=True)

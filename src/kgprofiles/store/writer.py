@@ -21,6 +21,7 @@ import gc
 import os
 import shutil
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -29,6 +30,9 @@ import pyoxigraph as ox
 from kgprofiles.errors import StoreError
 from kgprofiles.store import generations
 from kgprofiles.store.oxigraph import OxigraphStore
+
+#: In a generation: one line for each SPARQL update it holds (``updates_kept``).
+UPDATES_FILE = "kgprofiles-updates.txt"
 
 __all__ = ["GenerationWriter", "update_published"]
 
@@ -99,6 +103,9 @@ class GenerationWriter:
             source = ox.Store.read_only(str(held.generation))
             try:
                 source.backup(str(path))
+                updates = held.generation / UPDATES_FILE
+                if updates.exists():  # (what the copy holds: the updates too, until a build)
+                    shutil.copyfile(updates, path / UPDATES_FILE)
             except OSError as exc:
                 shutil.rmtree(path, ignore_errors=True)
                 raise StoreError(f"cannot copy the store at {held.generation}: {exc}") from exc
@@ -180,4 +187,19 @@ def update_published(
         target.update(sparql, base_iri=base_iri)
         if prepare is not None:
             prepare(target)
+        with open(Path(target.location) / UPDATES_FILE, "a", encoding="utf-8") as record:
+            record.write(f"{datetime.now(UTC).isoformat(timespec='seconds')} {command}\n")
         writer.publish(target)
+
+
+def updates_kept(store_path: str | Path) -> list[str]:
+    """The SPARQL updates the published generation holds that no build made (``update_published``
+    records each, ``copy_of_current`` carries the record to the next generation; a build starts a
+    fresh one without it): one line each, its time and who sent it."""
+    current = generations.current(Path(store_path))
+    if current is None:
+        return []
+    try:
+        return (current / UPDATES_FILE).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
