@@ -239,3 +239,38 @@ def test_json_output_stays_one_document_when_applying(wikidata_endpoint: str, tm
     assert result.exit_code == 0, result.output
     assert [s["candidates"][0]["wikidata"] for s in json.loads(result.stdout)] == ["Q42"]
     assert "applied: person:douglas-adams owl:sameAs wd:Q42" in result.stderr
+
+
+def test_two_edits_of_one_file_at_once_are_made_one_after_the_other(tmp_path: Path) -> None:
+    """Two `link suggest --apply` of one file at once (two organisations of organizations.ttl):
+    each read the file, then replaced it with its own edit, so the second's replaced the first's.
+    Under ``editing`` the second waits, then reads the first's result: both links are kept."""
+    import threading
+
+    from kgprofiles.link.turtle import editing
+
+    path = tmp_path / "f.ttl"
+    path.write_text(f"<{PERSON}x> a <{PERSON}Kind> .\n<{PERSON}y> a <{PERSON}Kind> .\n", encoding="utf-8")
+    first_read = threading.Event()
+    second_waiting = threading.Event()
+
+    def first() -> None:
+        with editing(path):
+            change = add_same_as(path, PERSON + "x", WD + "Q1")
+            first_read.set()
+            second_waiting.wait(timeout=10)  # (the second is at the lock: it must wait for this write)
+            change.write()
+
+    def second() -> None:
+        first_read.wait(timeout=10)
+        second_waiting.set()
+        with editing(path):
+            add_same_as(path, PERSON + "y", WD + "Q2").write()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=20)
+    base = path.resolve().as_uri()
+    assert {f"<{PERSON}x> {SAME_AS} <{WD}Q1>", f"<{PERSON}y> {SAME_AS} <{WD}Q2>"} <= triples_of(path.read_text(), base)

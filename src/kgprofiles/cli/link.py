@@ -129,7 +129,7 @@ def suggest_command(
     `owl:sameAs wd:Q…` to the entity's data file as one clean edit, and refuses below the
     threshold unless --yes is given."""
     from kgprofiles.link.suggest import format_json, format_text, suggest
-    from kgprofiles.link.turtle import WD, add_same_as
+    from kgprofiles.link.turtle import WD, add_same_as, editing
     from kgprofiles.link.wikidata_errors import NotApplied
 
     _check_format(output)
@@ -166,8 +166,9 @@ def suggest_command(
                 continue
             best = suggestion.best
             assert best is not None and suggestion.entity.file is not None
-            edit = add_same_as(suggestion.entity.file, suggestion.entity.iri, WD + best.qid)
-            edit.write()
+            with editing(suggestion.entity.file):  # (read and written under its lock: another edit waits)
+                edit = add_same_as(suggestion.entity.file, suggestion.entity.iri, WD + best.qid)
+                edit.write()
             shown = _display(suggestion.entity.file, settings.root)
             to_stderr = output == "json"  # keep stdout one JSON document
             typer.echo(f"applied: {suggestion.entity.label} owl:sameAs wd:{best.qid} in {shown}", err=to_stderr)

@@ -10,11 +10,13 @@ exactly the old ones plus the new link. Otherwise nothing is written.
 from __future__ import annotations
 
 import difflib
+import fcntl
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +113,24 @@ def declared_prefixes(text: str, base: str) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------- the edit
+
+
+@contextmanager
+def editing(path: Path) -> Iterator[None]:
+    """Hold ``path`` for one read-modify-replace (read it, make the ``Edit``, ``write`` it, inside
+    the block): an exclusive lock on the file that is at ``path`` when the lock is granted (taken
+    again if the file was replaced while this waited), so that two edits of one file at once
+    (two `link suggest --apply` of organizations.ttl) are made one after the other, the second
+    from the first's result; without it, the second replaced the file with its own edit alone."""
+    while True:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                yield
+                return
+        finally:
+            os.close(fd)  # (the lock goes with it)
 
 
 @dataclass(frozen=True)
