@@ -351,3 +351,29 @@ def test_a_build_never_drops_the_updates_sent_to_the_server_without_being_told(
     assert code == 0, out
     assert not any("example.org/said" in q for q in canonical_dump(project.store)) and updates_kept(project.store) == []
     assert kg()[0] == 0
+
+
+def test_a_build_that_published_says_so_even_when_the_old_generations_cannot_be_removed(
+    project: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The clean-up after a publish failing (a directory of the store another user owns) made the
+    build fail, "system error", though it had published: a user told so builds again, or worse
+    believes the store as it was. Now the build succeeds, with a warning that says what was left."""
+    from kgprofiles.store import generations
+
+    small = tmp_path / "small"
+    (small / "organizations").mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "organizations" / "organizations.ttl", small / "organizations")
+    project = project.with_overrides(data_dir=small)
+    build(project)
+    first = generations.current(Path(project.store))
+
+    def refused(store_path: Path, **_: object) -> object:
+        raise PermissionError(13, "Permission denied", str(first))
+
+    monkeypatch.setattr(generations, "collect_garbage", refused)
+    with caplog.at_level("WARNING"):
+        build(project)
+    published = generations.current(Path(project.store))
+    assert published is not None and published != first and first is not None and first.is_dir()
+    assert "older generations were not removed" in caplog.text and "kgprofiles store gc" in caplog.text

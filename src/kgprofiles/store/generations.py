@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import shutil
 import time
@@ -39,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgprofiles.errors import StoreError
+
+log = logging.getLogger(__name__)
 
 BUILDING = ".building"
 DELETING = ".deleting"
@@ -326,7 +329,10 @@ def publish(store_path: Path, generation: Path) -> Path:
         if store_path.exists() and not store_path.is_symlink():
             adopt_legacy(store_path)
         point(store_path, final)
-    collect_garbage(store_path)
+    try:
+        collect_garbage(store_path)
+    except OSError as exc:  # (published all the same: saying the write failed would be untrue)
+        log.warning("published %s, but older generations were not removed (%s): see `kgprofiles store gc`", final, exc)
     return final
 
 
