@@ -945,3 +945,31 @@ def test_a_writer_stopped_holding_the_lock_is_named_as_stopped_with_how_to_resum
     finally:
         child.kill()
         child.wait(timeout=30)
+
+
+def test_store_gc_names_the_processes_that_hold_what_it_keeps(tmp_path: Path) -> None:
+    """`kept NAME: a reader holds it` left the user to find which process (a server started long
+    ago, a notebook): gc now names each by pid and command."""
+    store = tmp_path / "store"
+    publish_tiny(store, 1)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import sys, time\nfrom kgprofiles.store.oxigraph import OxigraphStore\n"
+            f"reader = OxigraphStore({str(store)!r}, read_only=True)\nprint('open', flush=True)\ntime.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        kept = generations.current(store)
+        assert kept is not None
+        publish_tiny(store, 2)
+        collected = runner.invoke(app, ["--project", str(ROOT), "store", "gc", "--store", str(store)])
+        assert collected.exit_code == 0, collected.output
+        assert f"kept {kept.name}: a reader holds it: pid {holder.pid} (python" in collected.output
+    finally:
+        holder.kill()
+        holder.wait()

@@ -100,7 +100,8 @@ def gc(
     for name in collected.removed:
         typer.echo(f"removed {name}")
     for name in collected.in_use:
-        typer.echo(f"kept {name}: a reader holds it")
+        holders = generations.lease_holders(generations.generations_dir(path) / name)
+        typer.echo(f"kept {name}: a reader holds it" + (f": {', '.join(holders)}" if holders else ""))
     typer.echo(f"freed {collected.freed_bytes / 1e6:.1f} MB")
 
 

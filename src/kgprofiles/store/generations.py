@@ -66,6 +66,29 @@ def lease_path(generation: Path) -> Path:
     return generation.parent / f"{generation.name}{LEASE}"
 
 
+def lease_holders(generation: Path) -> list[str]:
+    """The processes that hold ``generation``'s lease file open, each as "pid N (its command)"
+    (Linux: their open files; only the processes this user may look at): what keeps a
+    generation that gc cannot remove. Empty where that cannot be seen."""
+    target = os.path.abspath(lease_path(generation))
+    holders = []
+    try:
+        processes = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in processes:
+        try:
+            if not any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in os.listdir(f"/proc/{pid}/fd")):
+                continue
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # (gone meanwhile, or another user's)
+            continue
+        words = raw.decode("utf-8", "replace").rstrip("\0").split("\0")
+        command = " ".join([os.path.basename(words[0]), *words[1:]]).strip()
+        holders.append(f"pid {pid} ({command[:80] or '?'})")
+    return holders
+
+
 def is_published(store_path: Path) -> bool:
     """Whether ``store_path`` is a link to a published generation."""
     return store_path.is_symlink()
