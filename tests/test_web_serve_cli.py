@@ -430,3 +430,39 @@ def test_sigterm_while_the_server_starts_stops_it_with_exit_0(built_store: Path,
             process.wait()
     assert process.returncode == 0, output
     assert "internal error" not in output and list(tmp_path.iterdir()) == [], output
+
+
+def test_an_idle_server_lets_go_of_a_generation_a_build_replaced(built_store: Path, tmp_path: Path) -> None:
+    """A server with no visitors held the generation it opened until its next request, however
+    long: every gc kept it ("a reader holds it"), its disk never freed. It now follows the store
+    by itself and releases the old generation within a few seconds."""
+    import shutil
+
+    from kgprofiles.store import generations
+    from kgprofiles.store.writer import GenerationWriter
+
+    store = tmp_path / "store"
+    shutil.copytree(generations.generations_dir(built_store), generations.generations_dir(store), symlinks=True)
+    published = generations.generations_dir(store) / Path(os.readlink(built_store)).name
+    store.symlink_to(os.path.relpath(published, tmp_path))
+    first = generations.current(store)
+    assert first is not None
+    port = free_port()
+    process = subprocess.Popen(
+        kgprofiles("serve", "--store", str(store), "--port", str(port)), stdout=subprocess.PIPE, text=True
+    )
+    try:
+        process.stdout.readline()  # type: ignore[union-attr]  # (said once it listens)
+        assert httpx.get(f"http://127.0.0.1:{port}/id/person/horace-he", timeout=30).status_code == 200
+        assert any(f"pid {process.pid} " in h for h in generations.lease_holders(first))
+        with GenerationWriter(store) as writer:  # (a load's new generation: the same graph)
+            writer.publish(writer.copy_of_current())
+        assert first.exists()  # (held by the server: kept by the publish's gc)
+        deadline = time.monotonic() + 20
+        while any(f"pid {process.pid} " in h for h in generations.lease_holders(first)):
+            assert time.monotonic() < deadline, "the idle server still holds the replaced generation"
+            time.sleep(0.2)
+        assert first.name in generations.collect_garbage(store).removed
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -14,6 +14,8 @@ Every response carries the security headers of ``kgprofiles.web.headers``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -38,6 +40,24 @@ from kgprofiles.web.headers import SecurityHeaders
 from kgprofiles.web.site import PinSnapshot, Site
 
 DEFAULT_MAX_ROWS = 100_000
+
+
+#: How often (seconds) a server with no requests looks for a newly published generation.
+IDLE_FOLLOW_EVERY_S = 1.0
+
+
+async def follow_while_idle(site: Site) -> None:
+    """Follow the store when no request does: a generation a build or load replaced is let go of
+    (closed, its lease released, so gc frees its disk) within ``IDLE_FOLLOW_EVERY_S``; a server
+    without visitors held it until its next request, however long, and every gc kept it."""
+    import anyio
+
+    while True:
+        await anyio.sleep(IDLE_FOLLOW_EVERY_S)
+        try:
+            await anyio.to_thread.run_sync(site.follow)
+        except Exception:  # (a store being replaced: the next request, or the next look, says)
+            continue
 
 
 def create_app(
@@ -86,9 +106,13 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        following = asyncio.get_running_loop().create_task(follow_while_idle(site))
         try:
             yield
         finally:
+            following.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await following  # (a look under way ends first: nothing opened after the close)
             site.close()
 
     app = Starlette(
