@@ -25,6 +25,18 @@ def kgprofiles(*args: str) -> list[str]:
     return [sys.executable, "-m", "kgprofiles", "--project", str(ROOT), *args]
 
 
+def serve_process(store: Path | str, port: int, *more: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``kgprofiles serve`` of ``store`` on ``port`` as a user starts it, its output in one text
+    pipe (the first line says where it serves, once it listens)."""
+    return subprocess.Popen(
+        kgprofiles("serve", "--store", str(store), "--port", str(port), *more),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+
+
 @pytest.fixture(scope="module")
 def built_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = tmp_path_factory.mktemp("served") / "store"
@@ -38,13 +50,7 @@ def served(built_store: Path) -> Iterator[tuple[str, str]]:
     """(base URL, the first line the command printed)."""
     port = free_port()
     env = {**os.environ, "KGPROFILES_WRITE_TOKEN": "cli-token"}
-    process = subprocess.Popen(
-        kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--max-rows", "50"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
+    process = serve_process(built_store, port, "--max-rows", "50", env=env)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -209,12 +215,7 @@ def test_serve_without_a_store_says_to_build(tmp_path: Path) -> None:
 def test_a_second_server_reads_the_same_store_beside_the_first(served: tuple[str, str], built_store: Path) -> None:
     """Readers never write: any number of servers (and CLI readers) share one store."""
     port = free_port()
-    process = subprocess.Popen(
-        kgprofiles("serve", "--store", str(built_store), "--port", str(port)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = serve_process(built_store, port)
     try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -243,13 +244,7 @@ def test_a_server_stopped_by_sigterm_exits_0_and_leaves_nothing_behind(built_sto
     By SIGTERM's default action (uvicorn raises it again after shutting down) each stop left the
     query workers' forkserver directory (``pymp-*``) in TMPDIR: 847 of them on this machine."""
     port = free_port()
-    process = subprocess.Popen(
-        kgprofiles("serve", "--store", str(built_store), "--port", str(port)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-    )
+    process = serve_process(built_store, port, env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         process.stdout.readline()  # type: ignore[union-attr]  # (said once it listens)
         answer = httpx.get(f"http://127.0.0.1:{port}/sparql", params={"query": "ASK {}"}, timeout=30)
@@ -264,13 +259,7 @@ def test_several_workers_answer_on_one_port_and_stop_together(built_store: Path,
     """...and share the pages they make: in a private directory of their server (under TMPDIR),
     removed when it stops; any of them revalidates a page another made (304)."""
     port = free_port()
-    process = subprocess.Popen(
-        kgprofiles("serve", "--store", str(built_store), "--port", str(port), "--workers", "2"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-    )
+    process = serve_process(built_store, port, "--workers", "2", env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         base = f"http://127.0.0.1:{port}"
         line = process.stdout.readline()  # type: ignore[union-attr]
@@ -448,9 +437,7 @@ def test_an_idle_server_lets_go_of_a_generation_a_build_replaced(built_store: Pa
     first = generations.current(store)
     assert first is not None
     port = free_port()
-    process = subprocess.Popen(
-        kgprofiles("serve", "--store", str(store), "--port", str(port)), stdout=subprocess.PIPE, text=True
-    )
+    process = serve_process(store, port)
     try:
         process.stdout.readline()  # type: ignore[union-attr]  # (said once it listens)
         assert httpx.get(f"http://127.0.0.1:{port}/id/person/horace-he", timeout=30).status_code == 200
