@@ -342,3 +342,37 @@ def test_a_bad_limit_in_kgprofiles_toml_is_an_input_error(tmp_path: Path, line: 
     (tmp_path / "kgprofiles.toml").write_text(f"[kgprofiles]\n{line}\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"kgprofiles.toml: query_\w+ = .* is not a whole number of at least"):
         load_settings(tmp_path)
+
+
+def test_an_idle_worker_lets_go_of_a_generation_gc_removed(tmp_path: Path) -> None:
+    """A worker kept the generations it had read open (the current and the last) until its next
+    query: after a build and the gc that removed the old generation, its files (deleted, still
+    open) kept their disk space taken for as long as the server had no query. An idle worker now
+    closes a removed generation within a few seconds."""
+    from kgprofiles.store import generations
+    from kgprofiles.store.writer import GenerationWriter
+
+    store = tmp_path / "store"
+    with GenerationWriter(store) as writer:
+        fresh = writer.fresh()
+        fresh.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> 1 } }")
+        writer.publish(fresh)
+    first = generations.current(store)
+    assert first is not None
+    with QueryPool(workers=1, queue=0) as one:
+        assert one.run(job(store, "ASK { ?s ?p ?o }"), 30) is True
+        (pid,) = one.pids()
+
+        def open_in_first() -> list[str]:
+            names = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+            return [name for name in names if name.startswith(str(first))]
+
+        assert open_in_first()
+        with GenerationWriter(store) as writer:  # a new generation published; gc removes the first
+            writer.publish(writer.copy_of_current())
+        assert not first.exists()
+        deadline = time.monotonic() + 20
+        while open_in_first():
+            assert time.monotonic() < deadline, f"the idle worker still holds {open_in_first()[:3]}"
+            time.sleep(0.2)
+        assert one.run(job(store, "ASK { ?s ?p ?o }"), 30) is True  # (and answers from the new one)

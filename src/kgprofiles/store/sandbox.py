@@ -73,6 +73,8 @@ DEFAULT_MEMORY_MB = 2048
 RETRY_AFTER_S = 2
 START_TIMEOUT_S = 30.0
 _STORES_KEPT = 2  # store directories a worker keeps open (the current generation and the last)
+#: How often (seconds) a worker without a job looks whether a generation it holds was removed.
+IDLE_CHECK_S = 2.0
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
 T = TypeVar("T")
@@ -390,10 +392,20 @@ def _worker(conn: Connection, memory_mb: int | None, isolate: bool) -> None:
     stores: dict[str, ox.Store] = {}
     while True:
         try:
+            while not conn.poll(IDLE_CHECK_S):  # idle: let go of what gc has removed meanwhile
+                _forget_removed(stores)
             job = conn.recv()
         except (EOFError, OSError):
             return
         conn.send(_reply(lambda job=job: execute(_open(stores, job), job)))
+
+
+def _forget_removed(stores: dict[str, ox.Store]) -> None:
+    """Close the stores whose generation is gone (removed by gc once no reader held it): their
+    files, deleted but still open here, kept the disk space of a replaced generation taken for as
+    long as the worker waited for its next query."""
+    for location in [where for where in stores if not os.path.isdir(where)]:
+        del stores[location]  # (closed with its last reference)
 
 
 def _open(stores: dict[str, ox.Store], job: QueryJob) -> ox.Store:
