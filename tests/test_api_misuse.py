@@ -162,3 +162,22 @@ def test_a_plain_script_runs_once_though_its_queries_run_in_a_worker(
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
     assert runs.read_text() == "ran\n"
+
+
+def test_the_api_s_own_mistakes_come_with_a_hint(project: kgprofiles.Project) -> None:
+    """Every KgError says what to do: these said only what was wrong."""
+    from kgprofiles.errors import KgError
+
+    graph = project.open()
+    mistakes = [
+        lambda: graph.profile("https://example.org/a b"),  # an IRI with a space
+        lambda: graph.sparql("SELECT ?n WHERE { ?p kgp:name ?n }", bindings={"p": 1}),  # type: ignore[dict-item]
+    ]
+    for mistake in mistakes:
+        with pytest.raises(KgError) as raised:
+            mistake()
+        assert raised.value.hint, raised.value.message
+    graph.close()
+    with pytest.raises(KgError, match="is closed") as closed:
+        graph.profile("horace-he")
+    assert closed.value.hint and "Project.open()" in closed.value.hint

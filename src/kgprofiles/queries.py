@@ -102,7 +102,9 @@ def resolve_iri(value: str, namespace: str | None = None) -> str:
         value = value[1:-1]
     if re.match(r"^[a-z][a-z0-9+.-]*://", value, re.IGNORECASE) or value.startswith("urn:"):
         if any(c in value for c in ' <>"{}|^`\\'):
-            raise QueryError(f"not a valid IRI: {value!r}")
+            raise QueryError(
+                f"not a valid IRI: {value!r}", "give a slug, a CURIE (person:horace-he) or a whole IRI (https://…)"
+            )
         return value
     prefix, colon, local = value.partition(":")
     if colon and prefix in PREFIXES:

@@ -85,7 +85,10 @@ def check_bindings(bindings: Mapping[str, Term] | None) -> dict[str, Term]:
         if not _VARNAME.fullmatch(name):
             raise QueryError(f"not a variable name: {name!r}", "give the name without '?' or '$'")
         if not isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal):
-            raise QueryError(f"?{name} must be bound to an RDF term, not {type(term).__name__}")
+            raise QueryError(
+                f"?{name} must be bound to an RDF term, not {type(term).__name__}",
+                'e.g. pyoxigraph.NamedNode("https://…") or pyoxigraph.Literal("…")',
+            )
         checked[name] = term
     return checked
 

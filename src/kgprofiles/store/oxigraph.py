@@ -264,7 +264,7 @@ class OxigraphStore:
     def store(self) -> ox.Store:
         """The underlying pyoxigraph store (a StoreError once closed)."""
         if self._store is None:
-            raise StoreError(f"{self._name} is closed")
+            raise StoreError(f"{self._name} is closed", "open the store again (a Graph: Project.open())")
         return self._store
 
     def _writable(self) -> ox.Store:

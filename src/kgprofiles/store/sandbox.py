@@ -575,7 +575,7 @@ class QueryPool:
         deadline = (time.monotonic() if started is None else started) + timeout_s
         with self._changed:
             if self._closed:
-                raise StoreError("the query workers are shut down")
+                raise StoreError("the query workers are shut down", "open the graph (or start the server) again")
             if self._inside >= self.workers + self.queue:
                 raise busy(self.workers)
             self._inside += 1
@@ -597,7 +597,7 @@ class QueryPool:
         deadline = (time.monotonic() if started is None else started) + timeout_s
         with self._changed:
             if self._closed:
-                raise StoreError("the query workers are shut down")
+                raise StoreError("the query workers are shut down", "open the graph (or start the server) again")
             if self._inside >= self.workers + self.queue:
                 raise busy(self.workers)
             self._inside += 1
