@@ -5,10 +5,13 @@ the server kinds' endpoints, and credentials that never show."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pyoxigraph as ox
 import pytest
+import typer.main
 
 from kgprofiles.config import load_settings
 from kgprofiles.errors import InputError
@@ -149,6 +152,25 @@ def test_each_kind_knows_its_endpoints() -> None:
     )
     with pytest.raises(InputError, match="oxigraph, virtuoso, fuseki, graphdb, generic"):
         server_kind("neptune-ish")
+
+
+def _commands(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[tuple[str, click.Command]]:
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*path, name))
+        else:
+            yield " ".join((*path, name)), command
+
+
+def test_every_command_that_takes_an_endpoint_takes_its_kind() -> None:
+    """The README: `--server-kind` goes with every command that takes `--endpoint` (a kind is
+    how a server's answers are read: a Virtuoso's capped CONSTRUCT, its booleans)."""
+    from kgprofiles.cli import app
+
+    options = {name: {o for p in c.params for o in p.opts} for name, c in _commands(typer.main.get_command(app))}
+    with_endpoint = sorted(name for name, opts in options.items() if "--endpoint" in opts)
+    assert len(with_endpoint) >= 14 and "site build" in with_endpoint
+    assert [name for name in with_endpoint if "--server-kind" not in options[name]] == []
 
 
 def test_credentials_never_show(tmp_path: Path) -> None:

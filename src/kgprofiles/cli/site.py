@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from kgprofiles.cli.options import EndpointOption, QuietOption, StoreOption, open_reader, store_settings
+from kgprofiles.cli.options import (
+    EndpointOption,
+    QuietOption,
+    ServerKindOption,
+    StoreOption,
+    open_reader,
+    store_settings,
+)
 
 site_app = typer.Typer(
     name="site",
@@ -49,6 +56,7 @@ def build(
     quiet: QuietOption = False,
     store: StoreOption = None,
     endpoint: EndpointOption = None,
+    server_kind: ServerKindOption = None,
 ) -> None:
     """Write every page (people, organisations, topics, works, sources), a search that runs in
     the browser and the downloads as files, with the same HTML as `kgprofiles serve` and
@@ -58,7 +66,7 @@ def build(
     from kgprofiles.static_site import build_site, data_forms, default_jobs
 
     chosen = data_forms(forms)  # (an unknown form is refused before the store is opened)
-    settings = store_settings(ctx, store, endpoint)
+    settings = store_settings(ctx, store, endpoint, server_kind)
     target = open_reader(settings)
     try:
         with report_progress("site", quiet) as progress:
