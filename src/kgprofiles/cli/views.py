@@ -115,9 +115,11 @@ def related(
     endpoint: EndpointOption = None,
     server_kind: ServerKindOption = None,
 ) -> None:
-    """People related to a person, best first, each with the reason: shared organisations (a
-    shared current one weighs most), shared topics, works both contributed to, shared events.
-    Ties break by name. Weights: \\[kgprofiles.related_weights] in kgprofiles.toml."""
+    """People related to a person, best first, each with the reason: a prize both shared and a
+    doctoral supervision weigh most, then a shared current organisation, works both contributed
+    to, an organisation where their roles overlap in time, any other shared organisation, shared
+    topics and events both took part in. Equal scores go to the one sharing more links, then by
+    name. Weights: [kgprofiles.related_weights] in kgprofiles.toml."""
     from kgprofiles.render import json as json_view
     from kgprofiles.render import text as text_view
 
