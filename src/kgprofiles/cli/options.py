@@ -27,7 +27,7 @@ ServerKindOption = Annotated[
     typer.Option(
         "--server-kind",
         help="The kind of SPARQL server --endpoint is: oxigraph, virtuoso, fuseki, graphdb or generic "
-        "(default: [kgprofiles.server] kind in kgprofiles.toml, KGPROFILES_SERVER_KIND, else generic).",
+        "(default: KGPROFILES_SERVER_KIND, else [kgprofiles.server] kind in kgprofiles.toml, else generic).",
     ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
