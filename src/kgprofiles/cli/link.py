@@ -36,7 +36,8 @@ EndpointOption = Annotated[
     str | None,
     typer.Option(
         "--wikidata-endpoint",
-        help="Wikidata SPARQL endpoint (default: [kgprofiles.wikidata] endpoint, else https://query.wikidata.org/sparql).",
+        help="Wikidata SPARQL endpoint (default: KGPROFILES_WIKIDATA_ENDPOINT, else [kgprofiles.wikidata] "
+        "endpoint, else https://query.wikidata.org/sparql).",
     ),
 ]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the answer cache.")]
@@ -200,8 +201,10 @@ def diff_command(
     output: FormatOption = "text",
 ) -> None:
     """Our claims beside Wikidata's: name, employers (P108) and positions (P39) with start and end
-    (P580, P582) at their precision, works (P50, P800) with dates, fields of work (P101). Prints
-    what agrees, what differs, and what only one side has."""
+    (P580, P582) at their precision, works (P50, P800) with dates, fields of work (P101), birth and
+    death (P569, P570, P19, P20), awards (P166), education (P69), doctoral advisors and students
+    (P184, P185), identifiers (ORCID, DBLP, Google Scholar, GitHub). Prints what agrees, what
+    differs, and what only one side has."""
     from kgprofiles.link.diff import diff_people, format_json, format_text
 
     _check_format(output)
@@ -238,7 +241,8 @@ def import_wikidata(
     no_cache: NoCacheOption = False,
 ) -> None:
     """Write a draft profile of a Wikidata person: name, description, employers and positions with
-    dates, works, fields of work, and one source per Wikidata reference plus the item itself.
+    dates, works, fields of work, birth and death, awards, education, doctoral advisors and
+    students, identifiers, and one source per Wikidata reference plus the item itself.
     Then validate it: exit 0 when the draft validates, 1 when `validate` lists what the curator
     must add (printed), 4 when Wikidata cannot be asked."""
     from kgprofiles.atomic_files import written_whole
