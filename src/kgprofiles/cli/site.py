@@ -60,8 +60,8 @@ def build(
 ) -> None:
     """Write every page (people, organisations, topics, works, sources), a search that runs in
     the browser and the downloads as files, with the same HTML as `kgprofiles serve` and
-    relative links. The same graph gives the same bytes, whatever --jobs; a previous site in DIR
-    is replaced whole, and only once the new one is complete."""
+    relative links. The same graph gives the same bytes, whatever --jobs; a previous site in the
+    --output directory is replaced whole, and only once the new one is complete."""
     from kgprofiles.progress import report_progress
     from kgprofiles.static_site import build_site, data_forms, default_jobs
 
