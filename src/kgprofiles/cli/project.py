@@ -110,7 +110,9 @@ def source(
     ctx: typer.Context,
     url: Annotated[str, typer.Argument(help="The page's http(s) address.")],
     title: Annotated[str | None, typer.Option("--title", help="The page's title (default: its address).")] = None,
-    slug: SlugOption = None,
+    slug: Annotated[
+        str | None, typer.Option("--slug", help="The IRI's last part (default: from the title, else the address).")
+    ] = None,
 ) -> None:
     """A source: a page that claims cite with kgp:source."""
     from kgprofiles.drafts import new_source
