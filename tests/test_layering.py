@@ -32,12 +32,21 @@ def outside_store() -> list[Path]:
 def engine_names(path: Path) -> set[str]:
     """What ``path`` takes from pyoxigraph: the attributes of its alias, and names imported from it."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-               for a in n.names if a.name == "pyoxigraph"}
-    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "pyoxigraph"
-             for a in n.names}
-    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-              and isinstance(n.value, ast.Name) and n.value.id in aliases}
+    aliases = {
+        a.asname or a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import)
+        for a in n.names
+        if a.name == "pyoxigraph"
+    }
+    names = {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "pyoxigraph" for a in n.names
+    }
+    names |= {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in aliases
+    }
     return names
 
 
@@ -47,9 +56,12 @@ def test_outside_store_only_term_types_come_from_pyoxigraph() -> None:
 
 
 def test_outside_store_pyoxigraph_is_named_only_where_it_is_imported() -> None:
-    lines = [f"{p.relative_to(SRC)}:{i}: {line.strip()}" for p in outside_store()
-             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-             if "pyoxigraph" in line and line.strip() != "import pyoxigraph as ox"]
+    lines = [
+        f"{p.relative_to(SRC)}:{i}: {line.strip()}"
+        for p in outside_store()
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if "pyoxigraph" in line and line.strip() != "import pyoxigraph as ox"
+    ]
     assert lines == []
 
 
@@ -66,9 +78,23 @@ def test_the_rule_sees_a_borrowed_engine(tmp_path: Path) -> None:
 #: What no command that only reads needs: the rdflib stack (SHACL, OWL RL, SPARQL parsing), the web
 #: stack, numpy, the remote store's client, the search index and the build pipeline.
 HEAVY = (
-    "rdflib", "pyshacl", "owlrl", "pyparsing", "numpy", "starlette", "uvicorn", "jinja2", "markdown",
-    "SPARQLWrapper", "importlib.metadata", "kgprofiles.web", "kgprofiles.store.remote", "kgprofiles.search",
-    "kgprofiles.pipeline", "kgprofiles.validate", "kgprofiles.infer",
+    "rdflib",
+    "pyshacl",
+    "owlrl",
+    "pyparsing",
+    "numpy",
+    "starlette",
+    "uvicorn",
+    "jinja2",
+    "markdown",
+    "SPARQLWrapper",
+    "importlib.metadata",
+    "kgprofiles.web",
+    "kgprofiles.store.remote",
+    "kgprofiles.search",
+    "kgprofiles.pipeline",
+    "kgprofiles.validate",
+    "kgprofiles.infer",
 )
 #: What ``--version`` does not need either: any store, or the SPARQL lexer's big patterns.
 STORE = ("pyoxigraph", "kgprofiles.store", "kgprofiles.sparql_lexer", "kgprofiles.profiles")
@@ -173,3 +199,18 @@ def test_every_main_option_that_takes_a_value_is_known_to_the_selection() -> Non
     main = typer.main.get_command(app)
     valued = {o for p in main.params if not getattr(p, "is_flag", True) for o in p.opts}
     assert valued == set(_VALUED_OPTIONS)
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [(["profile"], "A slug (horace-he), CURIE, IRI, name"), (["validate"], "Files or directories (default: data/)")],
+)
+def test_a_commands_help_says_what_its_arguments_are(
+    command: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """click 8.5 reset the help typer (before 0.20) gives an argument: every argument's text was
+    dropped from --help (pyproject.toml keeps click below 8.5)."""
+    with pytest.raises(SystemExit) as exited:
+        app([*command, "--help"], prog_name="kgprofiles")
+    assert exited.value.code == 0
+    assert says in " ".join(capsys.readouterr().out.split())
