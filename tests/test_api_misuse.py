@@ -181,3 +181,13 @@ def test_the_api_s_own_mistakes_come_with_a_hint(project: kgprofiles.Project) ->
     with pytest.raises(KgError, match="is closed") as closed:
         graph.profile("horace-he")
     assert closed.value.hint and "Project.open()" in closed.value.hint
+
+
+def test_a_load_of_no_paths_is_refused(project: kgprofiles.Project) -> None:
+    """``load([])`` (a list a caller filtered down to nothing) published a new, unchanged store."""
+    from kgprofiles.store import generations
+
+    before = generations.current(Path(project.settings.store))
+    with pytest.raises(InputError, match="no paths to load"):
+        project.load([])
+    assert generations.current(Path(project.settings.store)) == before

@@ -229,6 +229,8 @@ def _paths(paths: object, *, optional: bool) -> list[Path]:
         if not isinstance(path, str | os.PathLike):
             raise InputError(f"paths must be a list of files or directories, not hold {path!r}", "give str or Path")
         found.append(Path(path))
+    if not found and not optional:  # (a load of nothing published a copy of the store, unchanged)
+        raise InputError("no paths to load: the list is empty", "give the files to add or replace")
     return found
 
 
