@@ -191,3 +191,10 @@ def test_a_load_of_no_paths_is_refused(project: kgprofiles.Project) -> None:
     with pytest.raises(InputError, match="no paths to load"):
         project.load([])
     assert generations.current(Path(project.settings.store)) == before
+
+
+@pytest.mark.parametrize("flags", [{"wait": None}, {"wait": "no"}, {"reference": 1}, {"discard_updates": "yes"}])
+def test_a_flag_that_is_not_true_or_false_is_refused(project: kgprofiles.Project, flags: dict[str, object]) -> None:
+    """``build(wait=None)`` was read as "do not wait" (falsy), ``wait="no"`` as "wait" (truthy)."""
+    with pytest.raises(InputError, match=f"{next(iter(flags))} must be True or False"):
+        project.build(**flags)  # type: ignore[arg-type]

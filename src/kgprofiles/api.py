@@ -83,6 +83,7 @@ class Project:
         are dropped; else an InputError)."""
         from kgprofiles.pipeline import WriteOptions, build
 
+        _flags(wait=wait, reference=reference, discard_updates=discard_updates)
         found = _paths(paths, optional=True) or None
         writing = WriteOptions(wait=wait, discard_updates=discard_updates)
         return build(self.settings, found, reference=reference, writing=writing)
@@ -91,6 +92,7 @@ class Project:
         """Add or replace these files in the built store, all or nothing."""
         from kgprofiles.pipeline import WriteOptions, load
 
+        _flags(wait=wait)
         return load(self.settings, _paths(paths, optional=False), writing=WriteOptions(wait=wait))
 
     def open(self) -> Graph:
@@ -210,6 +212,13 @@ class Graph:
             max_depth=self._settings.query_max_depth,
             pool=self._pool,
         )
+
+
+def _flags(**flags: object) -> None:
+    """An InputError for a flag that is not True or False (``wait=None`` read as "do not wait")."""
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise InputError(f"{name} must be True or False, not {value!r}", f"e.g. {name}=True")
 
 
 def _paths(paths: object, *, optional: bool) -> list[Path]:
