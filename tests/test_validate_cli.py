@@ -176,6 +176,30 @@ def test_a_literal_owl_rl_refuses_where_no_shape_looks_is_a_violation_too(cli: R
     assert dates == [("claim:example-receipt", "kgp:date", "kgs:DateShape", "Or", 13)]
 
 
+@pytest.mark.parametrize(
+    "literal", ['"abc"^^xsd:decimal', '""^^xsd:decimal', '""^^xsd:date', '""^^xsd:dateTime', '""^^xsd:time']
+)
+@pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
+def test_a_lexical_form_owlrl_cannot_convert_is_a_violation_not_a_crash(
+    cli: Run, tmp_path: Path, literal: str, reference: bool
+) -> None:
+    """owlrl's converters fail on these with decimal.InvalidOperation or IndexError, not the
+    ValueError its dt-not-type rule catches: validate, load and build ended with "internal error
+    … a bug in kgprofiles" (exit 70; found by fuzzing). The literal is ill-typed, as OWL RL says."""
+    path = tmp_path / "ill-typed.ttl"
+    path.write_text(
+        "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        f"<https://example.org/thing> <https://example.org/value> {literal} .\n",
+        encoding="utf-8",
+    )
+
+    result = cli("validate", "--format", "json", *(["--reference"] if reference else []), str(path))
+
+    assert result.exit_code == 1, result.output
+    found = [(r["shape"], r["constraint"], r["line"]) for r in json.loads(result.stdout)["results"]]
+    assert found == [("OWL RL", "Datatype", 2)]
+
+
 DISJOINT = """@prefix kgp:    <https://w3id.org/kgprofiles/ontology#> .
 @prefix owl:    <http://www.w3.org/2002/07/owl#> .
 @prefix person: <https://w3id.org/kgprofiles/id/person/> .

@@ -5,9 +5,12 @@ triples it adds against the budget's allowance as the closure grows (``BudgetExc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import owlrl
+from owlrl.DatatypeHandling import AltXSDToPYTHON
 from owlrl.Namespaces import ERRNS
 from rdflib import Graph, Literal
 from rdflib.namespace import OWL, RDF, RDFS
@@ -16,6 +19,34 @@ from kgprofiles.budget import Budget
 from kgprofiles.rdflib_speedups import settle_terms
 
 settle_terms()  # owlrl reads rdflib's terms in every rule: ~40% of its CPU went to making them
+
+
+def _lexical_failures_as_value_errors() -> None:
+    """owlrl's dt-not-type rule (and ``fast.linear.ill_typed``, which gives its message) takes a
+    literal as ill-typed when its datatype's converter raises a ValueError; a few converters fail
+    otherwise on a bad lexical form (``"abc"^^xsd:decimal``: decimal.InvalidOperation, an
+    ArithmeticError; ``""^^xsd:date`` or ``""^^xsd:dateTime``: IndexError), and that ended
+    validate, build and load as an internal error. Every failure of a converter is now a ValueError
+    (owlrl's table, changed in place once for the process)."""
+    for datatype, convert in list(AltXSDToPYTHON.items()):
+        if not getattr(convert, "_any_failure_a_value_error", False):
+            AltXSDToPYTHON[datatype] = _value_errors_only(convert)
+
+
+def _value_errors_only(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    def checked(lexical: str) -> Any:
+        try:
+            return convert(lexical)
+        except ValueError:
+            raise
+        except Exception as exc:
+            raise ValueError(f"not a valid lexical form: {lexical!r}") from exc
+
+    checked._any_failure_a_value_error = True  # type: ignore[attr-defined]
+    return checked
+
+
+_lexical_failures_as_value_errors()
 
 #: Triples ``x P x`` for these predicates are true of everything and tell a reader nothing.
 _REFLEXIVE_NOISE = {OWL.sameAs, RDFS.subClassOf, RDFS.subPropertyOf, OWL.equivalentClass, OWL.equivalentProperty}
