@@ -134,3 +134,35 @@ def test_a_directory_without_rdf_files_is_refused_and_the_store_kept(
         assert result.exit_code == 2, (command, result.output)
         assert f"{notes}: no RDF files in this directory; nothing was read" in result.output, command
         assert state(built) == before, command
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "<< ex:a ex:p ex:b >> ex:q 1 .",  # a reified triple
+        "ex:a ex:p ex:b {| ex:q 1 |} .",  # an annotation
+        "ex:a ex:p ex:b ~ ex:r .",  # a reifier
+        "ex:a ex:q <<( ex:a ex:p ex:b )>> .",  # a triple term
+    ],
+)
+def test_an_rdf_1_2_triple_term_is_refused_at_its_line_and_the_store_kept(
+    built: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, statement: str
+) -> None:
+    """pyoxigraph parses RDF 1.2; rdflib (pyshacl, owlrl, the validation report) holds no triple
+    term. ``load --check`` and ``load`` asked the store for one as a subject ("internal error:
+    TypeError: failed to extract enum PyNamedOrBlankNodeRef … a bug in kgprofiles", exit 70;
+    found by fuzzing), ``--reference`` failed in rdflib, and ``build`` when a shape reported one."""
+    path = tmp_path / "reified.ttl"
+    path.write_text(
+        '@prefix ex: <http://example.org/> .\n# a comment: << ~\nex:a ex:name "<< {| ~" .\n' + statement + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+    before = state(built)
+    for command in (["load", "--check"], ["load"], ["build"], ["validate"], ["validate", "--reference"]):
+        store = [] if command[0] == "validate" else ["--store", built.store]
+        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{path}:4: an RDF 1.2 triple term" in result.output, command
+        assert state(built) == before, command

@@ -23,7 +23,7 @@ from rdflib import Graph
 
 from kgprofiles.config import Limits
 from kgprofiles.errors import InputError
-from kgprofiles.literal_caps import check_literals, oversized_term
+from kgprofiles.literal_caps import _closing, check_literals, oversized_term
 from kgprofiles.store import rdf_syntax
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import file_graph_iri
@@ -139,6 +139,8 @@ def parse_file(
         raise oversized_term(data, display, max_literal_bytes) from exc
     if len(data) > max_literal_bytes:  # only a file that long can hold a literal that long
         check_literals(triples, data, display, max_literal_bytes)
+    if b"<<" in data or b"{|" in data or b"~" in data:  # (only these can write a triple term)
+        _refuse_triple_terms(triples, data, display)
     text = data.decode("utf-8", errors="replace")
     lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or "", triples)
     return SourceFile(path, display, graph, triples, lines)
@@ -148,6 +150,33 @@ def parse_files(
     paths: Sequence[Path], root: Path, data_dir: Path | None = None, max_literal_bytes: int = MAX_LITERAL_BYTES
 ) -> list[SourceFile]:
     return [parse_file(p, root, data_dir, max_literal_bytes) for p in collect_files(paths, empty_dirs=True)]
+
+
+#: What can hold ``<<``, ``{|`` or ``~`` that writes no triple term: comments, IRIs and strings.
+_RDF_1_2 = re.compile(rb"#[^\n\r]*|<[^<>\"{}|^`\\\s]*>|\"\"\"|'''|\"|'|<<|\{\||~")
+
+
+def _refuse_triple_terms(triples: Iterable[ox.Triple], data: bytes, display: str) -> None:
+    """An InputError at the first RDF 1.2 triple term (``<< s p o >>``, ``<<( s p o )>>``, an
+    annotation ``{| |}`` or a reifier ``~``): pyoxigraph parses them, but rdflib, and with it
+    pyshacl, owlrl and the validation report, cannot hold one (``load`` and ``--reference``
+    ended with "internal error … a bug in kgprofiles", and ``build`` too when a shape reported one)."""
+    if not any(type(t.object) is ox.Triple or type(t.subject) is ox.Triple for t in triples):
+        return
+    line: int | str = "?"
+    position = 0
+    while match := _RDF_1_2.search(data, position):
+        token = match.group()
+        if token in (b"<<", b"{|", b"~"):
+            line = data.count(b"\n", 0, match.start()) + 1
+            break
+        position = match.end()
+        if token[:1] in (b'"', b"'"):
+            position = _closing(data, position, token) + len(token)
+    raise InputError(
+        f"{display}:{line}: an RDF 1.2 triple term (<< >>, {{| |}} or ~): kgprofiles cannot validate or infer over one",
+        "state the triple itself, with its source as kgp:source on its subject",
+    )
 
 
 def _syntax_error(display: str, exc: SyntaxError) -> InputError:
