@@ -190,6 +190,8 @@ def _grouped(rows: Iterable[dict[str, Term]]) -> Iterator[Document]:
     kinds: dict[str, str] = {}
     texts: dict[str, dict[str, set[str]]] = {}
     for row in rows:
+        if not isinstance(row["item"], ox.NamedNode):  # (a blank node OWL RL types, say: no page to find)
+            continue
         iri, field, text = row["item"].value, row["field"].value, row["text"].value
         if field == "kind":
             if KIND_ORDER.get(text, 9) < KIND_ORDER.get(kinds.get(iri, ""), 10):
@@ -347,7 +349,9 @@ def update_index(
     items = set(things)
     linked = get_query(queries_dir, "search-index-linked").text
     for batch in chunks(sources):
-        items.update(row["item"].value for row in _rows(store, bind_rows(linked, "thing", _nodes(batch))))
+        for row in _rows(store, bind_rows(linked, "thing", _nodes(batch))):
+            if isinstance(row["item"], ox.NamedNode):  # (data may hold a literal or blank node there)
+                items.add(row["item"].value)
     if len(items) > MAX_UPDATED:
         return write_index(store, queries_dir, path)
     texts = [get_query(queries_dir, name).text for name in INDEX_QUERIES]
