@@ -3,6 +3,7 @@ store, every result printed, and nothing written — the quick check of an edite
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -165,4 +166,40 @@ def test_an_rdf_1_2_triple_term_is_refused_at_its_line_and_the_store_kept(
         result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
         assert result.exit_code == 2, (command, result.output)
         assert f"{path}:4: an RDF 1.2 triple term" in result.output, command
+        assert state(built) == before, command
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("my topics.ttl", "Invalid IRI code point ' '"),
+        ("a|b.ttl", "Invalid IRI code point '|'"),
+        ("100%zz.ttl", "Invalid IRI percent encoding '%zz'"),
+        (b"caf\xe9.ttl", "the path is not UTF-8"),  # Latin-1
+    ],
+    ids=["space", "pipe", "bad percent", "not UTF-8"],
+)
+def test_a_file_whose_name_makes_no_graph_iri_is_refused_and_the_store_kept(
+    built: Settings, monkeypatch: pytest.MonkeyPatch, name: str | bytes, why: str
+) -> None:
+    """A file's named graph is its path under data/: a name with a space (or ``|``, ``%zz``,
+    bytes that are not UTF-8) made no IRI, and validate and build ended with "internal error:
+    ValueError: Invalid IRI code point ' ' … a bug in kgprofiles" (exit 70; UnicodeEncodeError
+    for a name that is not UTF-8), load with a store error (exit 3). Found by fuzzing."""
+    directory = built.data_dir / "topics"
+    try:
+        path = Path(os.fsdecode(os.path.join(os.fsencode(directory), os.fsencode(name))))
+        shutil.copy(directory / "topics.ttl", path)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system does not take the name")
+    (directory / "topics.ttl").unlink()  # (the same topics, in the file with the odd name only)
+    shown = f"{path}".encode("utf-8", "backslashreplace").decode("utf-8")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+    before = state(built)
+    for command in (["load", "--check"], ["load"], ["build"], ["validate"]):
+        store = [] if command[0] == "validate" else ["--store", built.store]
+        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{shown}: the file's path cannot be part of the IRI of its graph: {why}" in result.stderr, command
         assert state(built) == before, command

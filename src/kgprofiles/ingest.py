@@ -130,6 +130,7 @@ def parse_file(
         raise InputError(f"{display}: cannot read: {exc.strerror}") from exc
     data = data.removeprefix(codecs.BOM_UTF8)  # (some editors begin UTF-8 with one; the parser refused it)
     graph = graph_name(path, data_dir)
+    _check_graph_iri(graph, display)
     try:
         parser = rdf_syntax.parse(data, format=RDF_SUFFIXES[path.suffix])
         triples = _stable_blank_nodes(graph, parser)
@@ -144,6 +145,26 @@ def parse_file(
     text = data.decode("utf-8", errors="replace")
     lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or "", triples)
     return SourceFile(path, display, graph, triples, lines)
+
+
+def _check_graph_iri(graph: str, display: str) -> None:
+    """An InputError when the file's path makes no IRI for its graph: a space, ``<``, ``|``,
+    ``%zz``, a control character, a name that is not UTF-8… (the store refused it as a store error,
+    and validate, build and load --check ended with "internal error … a bug in kgprofiles")."""
+    try:
+        ox.NamedNode(graph)
+    except UnicodeEncodeError:
+        why = "the path is not UTF-8"
+    except ValueError as exc:
+        why = str(exc)
+    else:
+        return
+    shown = display.encode("utf-8", "backslashreplace").decode("utf-8")
+    raise InputError(
+        f"{shown}: the file's path cannot be part of the IRI of its graph: {why}",
+        "rename the file or its directories (letters, digits, '-', '_' and '.' are always fine): a graph is "
+        "named by the file's path under the data directory, or by its whole path outside it",
+    )
 
 
 def parse_files(
