@@ -73,6 +73,16 @@ class Budget:
             asserted=asserted,
         )
 
+    def counting(self, asserted: int) -> Budget:
+        """This budget (the same deadline), with an allowance of ``factor`` times ``asserted``
+        triples (the local closure of a ``load``, once its data is known)."""
+        factor = self.factor if self.factor is not None else 1.0
+        counted = Budget(
+            self.task, self.timeout_s, int(factor * asserted), self.memory_mb, factor=factor, asserted=asserted
+        )
+        counted.deadline = self.deadline
+        return counted
+
     def __repr__(self) -> str:
         return f"Budget({self.task!r}, {self.timeout_s:g} s, {self.max_triples} triples, {self.memory_mb} MB)"
 

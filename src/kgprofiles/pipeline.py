@@ -672,6 +672,9 @@ def check_load(
     try:
         plan = _plan_load(store, files, settings, timer)
         _refuse_inconsistent(plan.inconsistencies, files, settings)
+        if plan.full_inference and plan.report.conforms:  # (what the load would do: its budget, its refusals)
+            with timer.stage("infer"):
+                _infer_in_full(store, files, settings, load_ontology(settings.ontology_dir))
     finally:
         store.close()
     return plan.report, tuple(plan.notes)
@@ -747,12 +750,36 @@ def _plan_load(target: Store, files: Sequence[SourceFile], settings: Settings, t
         )
 
 
+def _infer_in_full(target: Store, files: Sequence[SourceFile], settings: Settings, ontology: Graph) -> list[ox.Triple]:
+    """The closure of the data after a load of ``files`` into ``target``, under build's budget;
+    what OWL RL finds inconsistent refused."""
+    from kgprofiles.fast import infer_triples
+
+    replaced = {f.graph for f in files}
+    kept = [
+        q.triple
+        for q in target.quads()
+        if isinstance(q.graph_name, ox.NamedNode)
+        and q.graph_name.value.startswith(FILE_GRAPH_PREFIX)
+        and q.graph_name.value not in replaced
+    ]
+
+    def raw() -> Iterator[ox.Triple]:
+        yield from kept
+        yield from (t for f in files for t in f.triples)
+
+    asserted = len(kept) + sum(len(f.triples) for f in files) + len(ontology)
+    budget = Budget.for_inference(settings.limits, asserted)
+    inference = infer_triples(raw, ontology, budget=budget)
+    _refuse_inconsistent(inference.inconsistencies, files, settings)
+    return list(inference.triples or ())
+
+
 def _load_fast(
     target: Store, files: Sequence[SourceFile], settings: Settings, timer: _Timer
 ) -> tuple[ValidationReport, int, tuple[str, ...]]:
     """The fast load planned on ``target`` (embedded, or a server: each quad pattern the plan
     looks up, a query) and written to it in one ``replace_graphs``."""
-    from kgprofiles.fast import infer_triples
     from kgprofiles.store.oxigraph import has_blank_nodes
 
     ontology = load_ontology(settings.ontology_dir)
@@ -764,24 +791,7 @@ def _load_fast(
     patch = [*plan.inferred_remove, *plan.inferred_add]
     with timer.stage("infer"):
         if plan.full_inference:
-            replaced = {f.graph for f in files}
-            kept = [
-                q.triple
-                for q in target.quads()
-                if isinstance(q.graph_name, ox.NamedNode)
-                and q.graph_name.value.startswith(FILE_GRAPH_PREFIX)
-                and q.graph_name.value not in replaced
-            ]
-
-            def raw() -> Iterator[ox.Triple]:
-                yield from kept
-                yield from (t for f in files for t in f.triples)
-
-            asserted = len(kept) + sum(len(f.triples) for f in files) + len(ontology)
-            budget = Budget.for_inference(settings.limits, asserted)
-            inference = infer_triples(raw, ontology, budget=budget)
-            _refuse_inconsistent(inference.inconsistencies, files, settings)
-            graphs[INFERRED_GRAPH] = list(inference.triples or ())
+            graphs[INFERRED_GRAPH] = _infer_in_full(target, files, settings, ontology)
         elif has_blank_nodes(patch):
             current = {q.triple for q in target.quads(INFERRED_GRAPH)}
             current.difference_update(plan.inferred_remove)

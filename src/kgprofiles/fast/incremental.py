@@ -35,7 +35,7 @@ import pyoxigraph as ox
 from owlrl.XsdDatatypes import OWL_Datatype_Subsumptions
 from rdflib import Graph, URIRef
 
-from kgprofiles.budget import Budget
+from kgprofiles.budget import Budget, BudgetExceeded
 from kgprofiles.fast.linear import Closure, text_triples
 from kgprofiles.fast.literals import XSD_STRING, rdflib_form
 from kgprofiles.fast.load_view import DataView, stored_forms
@@ -141,7 +141,19 @@ def _infer(view: DataView, ontology: Graph, inferred: ox.NamedNode, plan: LoadPl
     touched, linked = _touched(view, rules, changed)
     local = _local_data(view, rules, touched, linked)
     sink = io.StringIO()
-    result = Closure(rules, lambda: text_triples(local), sink, used_datatypes=used, budget=budget).run()
+    # The local closure may produce what build allows a closure, counted on its own data and the
+    # ontology (the store's size is not known without reading all of it). More (owl:sameAs classes
+    # of thousands of nodes: n² triples, minutes and gigabytes of a one-file load, where build
+    # stops at once): the load infers in full, under build's own budget.
+    counted = budget.counting(len(local) + len(ontology)) if budget is not None else None
+    try:
+        result = Closure(rules, lambda: text_triples(local), sink, used_datatypes=used, budget=counted).run()
+    except BudgetExceeded:
+        if counted is None or counted.remaining() == 0:
+            raise  # (out of time)
+        plan.full_inference = True
+        plan.notes.append(f"the local closure produced more than {counted.max_triples:,} triples: inferred in full")
+        return
     if result.unsupported:
         plan.full_inference = True
         plan.notes.extend(f"owlrl: {r}" for r in result.unsupported)
