@@ -229,3 +229,36 @@ def test_an_owl_same_as_chain_is_refused_by_load_as_build_refuses_it(
         assert result.exit_code == 1, (command, result.output)
         assert "inference stopped at its budget: more than" in result.stderr, command
         assert state(built) == before, command
+
+
+@pytest.mark.parametrize(
+    "lists",
+    [
+        "_:l rdf:first kgp:topic ; rdf:rest _:l .",
+        "_:l rdf:first kgp:topic ; rdf:rest _:m .\n_:m rdf:first kgp:topic ; rdf:rest _:l .",
+    ],
+    ids=["onto itself", "through another cell"],
+)
+def test_an_rdf_list_that_loops_is_refused_at_its_line_and_the_store_kept(
+    built: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lists: str
+) -> None:
+    """owlrl reads the list of an owl:propertyChainAxiom (owl:unionOf, owl:members…) and stopped
+    on one whose rdf:rest leads back into it: "internal error: owlrl failed: ValueError: List
+    contains a recursive rdf:rest reference … a bug in kgprofiles" (exit 70; found by fuzzing)."""
+    path = tmp_path / "loop.ttl"
+    path.write_text(
+        "@prefix kgp: <https://w3id.org/kgprofiles/ontology#> .\n"
+        "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .\n"
+        "kgp:x owl:propertyChainAxiom _:l .\n" + lists + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+    before = state(built)
+    for command in (["load", "--check"], ["load"], ["build"], ["validate"]):
+        store = [] if command[0] == "validate" else ["--store", built.store]
+        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
+        assert result.exit_code == 2, (command, result.output)
+        assert f"{path}:4: an RDF list whose rdf:rest leads back into itself" in result.stderr, command
+        assert state(built) == before, command

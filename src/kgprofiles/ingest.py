@@ -144,6 +144,7 @@ def parse_file(
         _refuse_triple_terms(triples, data, display)
     text = data.decode("utf-8", errors="replace")
     lines = _subject_lines(text, dict(parser.prefixes), parser.base_iri or "", triples)
+    _refuse_list_cycles(triples, display, lines)
     return SourceFile(path, display, graph, triples, lines)
 
 
@@ -198,6 +199,32 @@ def _refuse_triple_terms(triples: Iterable[ox.Triple], data: bytes, display: str
         f"{display}:{line}: an RDF 1.2 triple term (<< >>, {{| |}} or ~): kgprofiles cannot validate or infer over one",
         "state the triple itself, with its source as kgp:source on its subject",
     )
+
+
+_RDF_REST = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#rest")
+
+
+def _refuse_list_cycles(triples: Sequence[ox.Triple], display: str, lines: dict[str, int]) -> None:
+    """An InputError at an RDF list whose ``rdf:rest`` leads back into itself: owlrl reads the
+    lists of OWL axioms (owl:propertyChainAxiom, owl:unionOf, owl:members…) and stopped on one
+    with "ValueError: List contains a recursive rdf:rest reference", which validate, load and
+    build reported as "internal error … a bug in kgprofiles" (exit 70)."""
+    rest = {t.subject: t.object for t in triples if t.predicate == _RDF_REST}
+    done: set[object] = set()
+    for start in rest:
+        walked: list[object] = []
+        node: object = start
+        while node in rest and node not in done:
+            if node in walked:
+                line = lines.get(subject_key(node) or "", "?")
+                named = f" (<{node.value}>)" if isinstance(node, ox.NamedNode) else ""
+                raise InputError(
+                    f"{display}:{line}: an RDF list whose rdf:rest leads back into itself{named}",
+                    "end every list with rdf:nil (write it as ( … ) in Turtle)",
+                )
+            walked.append(node)
+            node = rest[node]  # type: ignore[index]
+        done.update(walked)
 
 
 def _syntax_error(display: str, exc: SyntaxError) -> InputError:
