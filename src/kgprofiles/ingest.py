@@ -180,7 +180,7 @@ _RDF_1_2 = re.compile(rb"#[^\n\r]*|<[^<>\"{}|^`\\\s]*>|\"\"\"|'''|\"|'|<<|\{\||~
 
 def _refuse_triple_terms(triples: Iterable[ox.Triple], data: bytes, display: str) -> None:
     """An InputError at the first RDF 1.2 triple term (``<< s p o >>``, ``<<( s p o )>>``, an
-    annotation ``{| |}`` or a reifier ``~``): pyoxigraph parses them, but rdflib, and with it
+    annotation ``{| |}`` or a reifier ``~``): the store's parser reads them, but rdflib, and with it
     pyshacl, owlrl and the validation report, cannot hold one (``load`` and ``--reference``
     ended with "internal error … a bug in kgprofiles", and ``build`` too when a shape reported one)."""
     if not any(type(t.object) is ox.Triple or type(t.subject) is ox.Triple for t in triples):
