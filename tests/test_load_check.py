@@ -35,6 +35,33 @@ def state(project: Settings) -> tuple[list[str], list[str]]:
     return canonical_dump(project.store), sorted(p.name for p in generations_dir(Path(project.store)).iterdir())
 
 
+#: The commands that read a data file, as a user names it.
+READERS = (["load", "--check"], ["load"], ["build"], ["validate"])
+
+
+def refused_by_each(
+    built: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    says: str,
+    commands: tuple[list[str], ...] = READERS,
+    *,
+    code: int = 2,
+    stream: str = "stderr",
+) -> None:
+    """Each of ``commands`` run on ``path`` exits ``code`` saying ``says`` (on ``stream``: stderr,
+    or output, both together), and leaves the store as it was."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
+    before = state(built)
+    for command in commands:
+        store = [] if command[0] == "validate" else ["--store", built.store]
+        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
+        assert result.exit_code == code, (command, result.output)
+        assert says in getattr(result, stream), command
+        assert state(built) == before, command
+
+
 def test_a_violation_is_reported_at_its_line_and_nothing_is_written(built: Settings) -> None:
     before = state(built)
     report, _ = check_load(built, [FIXTURES / "role-ends-before-start.ttl"])
@@ -126,15 +153,8 @@ def test_a_directory_without_rdf_files_is_refused_and_the_store_kept(
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "README.txt").write_text("no RDF here\n", encoding="utf-8")
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
-    before = state(built)
-    for command in ("build", "load", "validate"):
-        store = [] if command == "validate" else ["--store", built.store]
-        result = CliRunner().invoke(app, [command, *store, str(notes)], catch_exceptions=False)
-        assert result.exit_code == 2, (command, result.output)
-        assert f"{notes}: no RDF files in this directory; nothing was read" in result.output, command
-        assert state(built) == before, command
+    says = f"{notes}: no RDF files in this directory; nothing was read"
+    refused_by_each(built, monkeypatch, notes, says, (["build"], ["load"], ["validate"]), stream="output")
 
 
 @pytest.mark.parametrize(
@@ -158,15 +178,8 @@ def test_an_rdf_1_2_triple_term_is_refused_at_its_line_and_the_store_kept(
         '@prefix ex: <http://example.org/> .\n# a comment: << ~\nex:a ex:name "<< {| ~" .\n' + statement + "\n",
         encoding="utf-8",
     )
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
-    before = state(built)
-    for command in (["load", "--check"], ["load"], ["build"], ["validate"], ["validate", "--reference"]):
-        store = [] if command[0] == "validate" else ["--store", built.store]
-        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
-        assert result.exit_code == 2, (command, result.output)
-        assert f"{path}:4: an RDF 1.2 triple term" in result.output, command
-        assert state(built) == before, command
+    commands = (*READERS, ["validate", "--reference"])
+    refused_by_each(built, monkeypatch, path, f"{path}:4: an RDF 1.2 triple term", commands, stream="output")
 
 
 @pytest.mark.parametrize(
@@ -194,15 +207,7 @@ def test_a_file_whose_name_makes_no_graph_iri_is_refused_and_the_store_kept(
         pytest.skip("this file system does not take the name")
     (directory / "topics.ttl").unlink()  # (the same topics, in the file with the odd name only)
     shown = f"{path}".encode("utf-8", "backslashreplace").decode("utf-8")
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
-    before = state(built)
-    for command in (["load", "--check"], ["load"], ["build"], ["validate"]):
-        store = [] if command[0] == "validate" else ["--store", built.store]
-        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
-        assert result.exit_code == 2, (command, result.output)
-        assert f"{shown}: the file's path cannot be part of the IRI of its graph: {why}" in result.stderr, command
-        assert state(built) == before, command
+    refused_by_each(built, monkeypatch, path, f"{shown}: the file's path cannot be part of the IRI of its graph: {why}")
 
 
 def test_an_owl_same_as_chain_is_refused_by_load_as_build_refuses_it(
@@ -221,14 +226,8 @@ def test_an_owl_same_as_chain_is_refused_by_load_as_build_refuses_it(
         ),
         encoding="utf-8",
     )
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
-    before = state(built)
-    for command in (["load", "--check"], ["load"]):
-        result = CliRunner().invoke(app, [*command, "-q", "--store", built.store, str(path)], catch_exceptions=False)
-        assert result.exit_code == 1, (command, result.output)
-        assert "inference stopped at its budget: more than" in result.stderr, command
-        assert state(built) == before, command
+    commands = (["load", "--check", "-q"], ["load", "-q"])
+    refused_by_each(built, monkeypatch, path, "inference stopped at its budget: more than", commands, code=1)
 
 
 @pytest.mark.parametrize(
@@ -253,12 +252,4 @@ def test_an_rdf_list_that_loops_is_refused_at_its_line_and_the_store_kept(
         "kgp:x owl:propertyChainAxiom _:l .\n" + lists + "\n",
         encoding="utf-8",
     )
-    monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("KGPROFILES_DATA", str(built.data_dir))
-    before = state(built)
-    for command in (["load", "--check"], ["load"], ["build"], ["validate"]):
-        store = [] if command[0] == "validate" else ["--store", built.store]
-        result = CliRunner().invoke(app, [*command, *store, str(path)], catch_exceptions=False)
-        assert result.exit_code == 2, (command, result.output)
-        assert f"{path}:4: an RDF list whose rdf:rest leads back into itself" in result.stderr, command
-        assert state(built) == before, command
+    refused_by_each(built, monkeypatch, path, f"{path}:4: an RDF list whose rdf:rest leads back into itself")
