@@ -23,7 +23,7 @@ from rdflib import Graph
 
 from kgprofiles.config import Limits
 from kgprofiles.errors import InputError
-from kgprofiles.literal_caps import _closing, check_literals, oversized_term
+from kgprofiles.literal_caps import check_literals, oversized_term, string_end
 from kgprofiles.store import rdf_syntax
 from kgprofiles.terms import graph_from_triples
 from kgprofiles.vocab import file_graph_iri
@@ -194,7 +194,7 @@ def _refuse_triple_terms(triples: Iterable[ox.Triple], data: bytes, display: str
             break
         position = match.end()
         if token[:1] in (b'"', b"'"):
-            position = _closing(data, position, token) + len(token)
+            position = string_end(data, position, token) + len(token)
     raise InputError(
         f"{display}:{line}: an RDF 1.2 triple term (<< >>, {{| |}} or ~): kgprofiles cannot validate or infer over one",
         "state the triple itself, with its source as kgp:source on its subject",

@@ -67,14 +67,14 @@ def _strings(data: bytes) -> Iterable[tuple[int, int]]:
             position = match.end()
             continue
         start = match.end()
-        end = _closing(data, start, quote)
+        end = string_end(data, start, quote)
         raw = data[start:end]
         size = len(_unescaped(raw)) if b"\\" in raw else len(raw)
         yield data.count(b"\n", 0, match.start()) + 1, size
         position = end + len(quote)
 
 
-def _closing(data: bytes, start: int, quote: bytes) -> int:
+def string_end(data: bytes, start: int, quote: bytes) -> int:
     """Where the string opened by ``quote`` just before ``start`` ends: at its first closing
     quote that no backslash escapes (the end of the data if none)."""
     position = start
