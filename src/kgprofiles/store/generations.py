@@ -257,12 +257,11 @@ class Lease:
 
 def lease(generation: Path) -> Lease | None:
     """A shared hold on ``generation``, or None if it is gone (or going) by the time the hold is had."""
-    fd = _open_lease(generation)
-    fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while gc is deciding about this very generation
+    held = hold(generation)  # (waits only while gc is deciding about this very generation)
     if not (generation / "CURRENT").exists():
-        os.close(fd)
+        held.release()
         return None
-    return Lease(generation, fd)
+    return held
 
 
 def _open_lease(generation: Path) -> int:
